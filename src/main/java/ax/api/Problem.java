@@ -1,0 +1,54 @@
+package ax.api;
+
+import io.vertx.core.json.JsonObject;
+import io.vertx.ext.web.RoutingContext;
+
+/**
+ * RFC 9457 problem details: every error ax answers is {@code application/problem+json} with a stable
+ * machine word in {@code code}. Details never include stack traces or internal state.
+ */
+public record Problem(int status, String code, String title, String detail) {
+
+  public static final String CONTENT_TYPE = "application/problem+json";
+
+  public static Problem validation(String detail) {
+    return new Problem(400, "validation_failed", "Invalid request", detail);
+  }
+
+  public static Problem unauthorized(String code, String detail) {
+    return new Problem(401, code, "Unauthorized", detail);
+  }
+
+  public static Problem notFound(String detail) {
+    return new Problem(404, "not_found", "Not found", detail);
+  }
+
+  public static Problem unavailable(String detail) {
+    return new Problem(503, "service_unavailable", "Service unavailable", detail);
+  }
+
+  public static Problem internal() {
+    return new Problem(500, "internal_error", "Internal error", "the server failed to handle the request; it was logged");
+  }
+
+  public JsonObject toJson() {
+    return new JsonObject()
+        .put("type", "https://ax.dev/problems/" + code.replace('_', '-'))
+        .put("title", title)
+        .put("status", status)
+        .put("detail", detail)
+        .put("code", code);
+  }
+
+  public void send(RoutingContext ctx) {
+    send(ctx, toJson());
+  }
+
+  /** Sends with extra members (e.g. {@code current_status}). */
+  public void send(RoutingContext ctx, JsonObject body) {
+    if (ctx.response().ended() || ctx.response().headWritten()) {
+      return;
+    }
+    ctx.response().setStatusCode(status).putHeader("content-type", CONTENT_TYPE).end(body.encode());
+  }
+}

@@ -1,0 +1,293 @@
+package ax.api;
+
+import ax.bus.Addresses;
+import ax.bus.LocalCodec;
+import ax.bus.TaskBatch;
+import ax.clock.DbClock;
+import ax.http.CallbackUrlPolicy;
+import ax.http.HostResolver;
+import ax.node.NodeSlotKeeper;
+import ax.store.AttemptStore;
+import ax.store.TaskStore;
+import ax.task.NewTask;
+import ax.task.TaskIdGenerator;
+import ax.task.TaskRecord;
+import ax.task.TaskStateMachine;
+import ax.task.TaskStatus;
+import ax.wheel.ScheduledTask;
+import io.vertx.core.Future;
+import io.vertx.core.Vertx;
+import io.vertx.core.json.DecodeException;
+import io.vertx.core.json.JsonArray;
+import io.vertx.core.json.JsonObject;
+import io.vertx.ext.web.RoutingContext;
+import io.vertx.pgclient.PgException;
+
+import java.net.URI;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * The task operations of openapi.yaml, bound by operationId. Each handler runs after the HMAC handler
+ * left an {@link ApiPrincipal} and after schema validation. Every read and write is scoped to the
+ * caller's tenant. A submission is committed before it is answered, then handed to the wheel when it
+ * is due inside the load window (otherwise the loader finds it in time).
+ */
+public final class TaskHandlers {
+  public static final int MAX_BATCH = 1000;
+
+  private final Vertx vertx;
+  private final TaskStore tasks;
+  private final AttemptStore attempts;
+  private final TaskRequestParser parser;
+  private final CallbackUrlPolicy urlPolicy;
+  private final HostResolver resolver;
+  private final TaskIdGenerator ids;
+  private final NodeSlotKeeper slot;
+  private final DbClock clock;
+  private final long loadWindowMs;
+
+  public TaskHandlers(Vertx vertx, TaskStore tasks, AttemptStore attempts, CallbackUrlPolicy urlPolicy,
+                      HostResolver resolver, TaskIdGenerator ids, NodeSlotKeeper slot, DbClock clock,
+                      long loadWindowMs) {
+    this.vertx = vertx;
+    this.tasks = tasks;
+    this.attempts = attempts;
+    this.parser = new TaskRequestParser(urlPolicy);
+    this.urlPolicy = urlPolicy;
+    this.resolver = resolver;
+    this.ids = ids;
+    this.slot = slot;
+    this.clock = clock;
+    this.loadWindowMs = loadWindowMs;
+  }
+
+  public void create(RoutingContext ctx) {
+    ApiPrincipal who = ctx.get(ApiPrincipal.CONTEXT_KEY);
+    submit(who, bodyObject(ctx), clock.nowMillis()).onComplete(ar -> {
+      if (ar.failed()) {
+        ctx.fail(ar.cause());
+        return;
+      }
+      TaskStore.Inserted ins = ar.result();
+      JsonObject out = TaskJson.created(ins.task());
+      if (ins.duplicate()) {
+        out.put("duplicate", true);
+      }
+      json(ctx, ins.duplicate() ? 200 : 201, out);
+    });
+  }
+
+  public void createBatch(RoutingContext ctx) {
+    ApiPrincipal who = ctx.get(ApiPrincipal.CONTEXT_KEY);
+    JsonObject body = bodyObject(ctx);
+    JsonArray items = body == null ? null : body.getJsonArray("tasks");
+    if (items == null || items.isEmpty() || items.size() > MAX_BATCH) {
+      Problem.validation("tasks: 1.." + MAX_BATCH + " task objects are required").send(ctx);
+      return;
+    }
+    long receivedAt = clock.nowMillis();
+    List<Future<JsonObject>> results = new ArrayList<>(items.size());
+    for (int i = 0; i < items.size(); i++) {
+      int index = i;
+      Object item = items.getValue(i);
+      Future<TaskStore.Inserted> f = item instanceof JsonObject o ? submit(who, o, receivedAt)
+          : Future.failedFuture(InvalidRequest.field("tasks[" + i + "]", "must be an object"));
+      results.add(f.map(ins -> {
+        JsonObject r = TaskJson.created(ins.task()).put("index", index).put("status_code", ins.duplicate() ? 200 : 201);
+        return ins.duplicate() ? r.put("duplicate", true) : r;
+      }).recover(e -> {
+        if (e instanceof InvalidRequest ir) {
+          return Future.succeededFuture(new JsonObject().put("index", index).put("status_code", ir.problem().status())
+              .put("error", ir.problem().toJson()));
+        }
+        Problem p = ApiErrors.isDatabaseUnavailable(e) ? Problem.unavailable("the task store is unavailable")
+            : Problem.internal();
+        return Future.succeededFuture(new JsonObject().put("index", index).put("status_code", p.status())
+            .put("error", p.toJson()));
+      }));
+    }
+    Future.join(results).onComplete(done -> {
+      JsonArray out = new JsonArray();
+      results.forEach(f -> out.add(f.result()));
+      json(ctx, 200, new JsonObject().put("results", out));
+    });
+  }
+
+  /** Validates, checks the callback host's addresses, inserts (committed), and notifies the wheel. */
+  private Future<TaskStore.Inserted> submit(ApiPrincipal who, JsonObject body, long receivedAt) {
+    TaskRequestParser.Submission s;
+    try {
+      s = parser.parse(body, receivedAt);
+    } catch (InvalidRequest e) {
+      return Future.failedFuture(e);
+    }
+    if (!slot.canIssueIds()) {
+      return Future.failedFuture(new InvalidRequest(Problem.unavailable(
+          "this node cannot issue task ids right now (node slot lease not renewed); retry later")));
+    }
+    return checkCallbackHost(s.callbackUrl()).compose(v -> {
+      long id = ids.nextId();
+      TaskStatus status = TaskStateMachine.admitted(s.triggerTimeMs(), clock.nowMillis());
+      NewTask t = s.toNewTask(id, who.tenantId(), who.accessKey(), status);
+      return tasks.insert(t);
+    }).recover(e -> Future.failedFuture(e instanceof PgException pg && pg.getSqlState() != null
+        && pg.getSqlState().startsWith("23") ? InvalidRequest.field("body", "violates a task invariant: "
+        + pg.getErrorMessage()) : e))
+        .onSuccess(ins -> {
+          TaskRecord r = ins.task();
+          long trigger = r.triggerTime().toInstant().toEpochMilli();
+          if (!ins.duplicate() && trigger <= clock.nowMillis() + loadWindowMs) {
+            vertx.eventBus().send(Addresses.WHEEL_SCHEDULE,
+                new TaskBatch(List.of(new ScheduledTask(r.taskId(), trigger, r.priority()))), LocalCodec.localOnly());
+          }
+        });
+  }
+
+  private Future<Void> checkCallbackHost(String callbackUrl) {
+    if (callbackUrl == null) {
+      return Future.succeededFuture();
+    }
+    String host = URI.create(callbackUrl).getHost();
+    return resolver.resolve(host)
+        .recover(e -> Future.failedFuture(new InvalidRequest(new Problem(400, "callback_url_not_allowed",
+            "Callback URL refused", "callback_url: host " + host + " does not resolve"))))
+        .compose(addresses -> {
+          CallbackUrlPolicy.Verdict v = urlPolicy.checkResolved(host, addresses);
+          return v.allowed() ? Future.succeededFuture()
+              : Future.failedFuture(new InvalidRequest(new Problem(400, v.code(), "Callback URL refused",
+                  "callback_url: " + v.detail())));
+        });
+  }
+
+  public void get(RoutingContext ctx) {
+    ApiPrincipal who = ctx.get(ApiPrincipal.CONTEXT_KEY);
+    long id = taskId(ctx);
+    if (id < 0) {
+      Problem.notFound("no such task").send(ctx);
+      return;
+    }
+    tasks.find(who.tenantId(), id).onComplete(ar -> {
+      if (ar.failed()) {
+        ctx.fail(ar.cause());
+      } else if (ar.result().isEmpty()) {
+        Problem.notFound("no such task").send(ctx);
+      } else {
+        json(ctx, 200, TaskJson.full(ar.result().get()));
+      }
+    });
+  }
+
+  public void cancel(RoutingContext ctx) {
+    ApiPrincipal who = ctx.get(ApiPrincipal.CONTEXT_KEY);
+    long id = taskId(ctx);
+    if (id < 0) {
+      Problem.notFound("no such task").send(ctx);
+      return;
+    }
+    tasks.cancel(who.tenantId(), id).onComplete(ar -> {
+      if (ar.failed()) {
+        ctx.fail(ar.cause());
+        return;
+      }
+      TaskStore.CancelOutcome o = ar.result();
+      if (o.cancelled()) {
+        vertx.eventBus().send(Addresses.WHEEL_CANCEL, id, LocalCodec.localOnly());
+        json(ctx, 200, new JsonObject().put("task_id", Long.toString(id)).put("status", "CANCELLED"));
+      } else if (o.currentStatus().isEmpty()) {
+        Problem.notFound("no such task").send(ctx);
+      } else {
+        TaskStatus current = o.currentStatus().get();
+        Problem p = new Problem(409, "not_cancellable", "Not cancellable",
+            "the task is " + current + "; only tasks not yet dispatched can be cancelled");
+        p.send(ctx, p.toJson().put("current_status", current.name()));
+      }
+    });
+  }
+
+  public void list(RoutingContext ctx) {
+    ApiPrincipal who = ctx.get(ApiPrincipal.CONTEXT_KEY);
+    TaskStatus status;
+    int limit;
+    long before;
+    try {
+      String s = ctx.request().getParam("status");
+      status = s == null ? null : TaskStatus.valueOf(s);
+      String l = ctx.request().getParam("limit");
+      limit = l == null ? 50 : Integer.parseInt(l);
+      if (limit < 1 || limit > 500) {
+        throw new IllegalArgumentException();
+      }
+      String c = ctx.request().getParam("cursor");
+      before = c == null ? Long.MAX_VALUE : Long.parseLong(c);
+    } catch (IllegalArgumentException e) {
+      Problem.validation("status, limit (1..500) or cursor is invalid").send(ctx);
+      return;
+    }
+    int pageSize = limit;
+    tasks.list(who.tenantId(), status, ctx.request().getParam("task_type"), before, pageSize).onComplete(ar -> {
+      if (ar.failed()) {
+        ctx.fail(ar.cause());
+        return;
+      }
+      JsonArray items = new JsonArray();
+      ar.result().forEach(t -> items.add(TaskJson.full(t)));
+      String next = ar.result().size() == pageSize
+          ? Long.toString(ar.result().get(pageSize - 1).taskId()) : null;
+      json(ctx, 200, new JsonObject().put("items", items).put("next_cursor", next));
+    });
+  }
+
+  public void listAttempts(RoutingContext ctx) {
+    ApiPrincipal who = ctx.get(ApiPrincipal.CONTEXT_KEY);
+    long id = taskId(ctx);
+    if (id < 0) {
+      Problem.notFound("no such task").send(ctx);
+      return;
+    }
+    attempts.list(who.tenantId(), id).onComplete(ar -> {
+      if (ar.failed()) {
+        ctx.fail(ar.cause());
+      } else if (ar.result().isEmpty()) {
+        Problem.notFound("no such task").send(ctx);
+      } else {
+        json(ctx, 200, new JsonObject().put("items", new JsonArray(ar.result().get())));
+      }
+    });
+  }
+
+  /** Executors arrive in a later version; without them no task can run synchronously. */
+  public void runSync(RoutingContext ctx) {
+    JsonObject body = bodyObject(ctx);
+    Object timeout = body == null ? null : body.getValue("timeout_ms");
+    if (timeout instanceof Number n && n.longValue() > 3000) {
+      new Problem(400, "use_async_endpoint", "Too slow for the sync endpoint",
+          "timeout_ms: synchronous tasks must finish within 3000 ms; submit it to POST /openapi/v1/tasks").send(ctx);
+      return;
+    }
+    new Problem(501, "not_implemented", "Not implemented",
+        "synchronous execution needs executors, which this server version does not support yet").send(ctx);
+  }
+
+  private static long taskId(RoutingContext ctx) {
+    String raw = ctx.pathParam("task_id");
+    try {
+      long id = Long.parseLong(raw);
+      return id > 0 ? id : -1;
+    } catch (NumberFormatException e) {
+      return -1;
+    }
+  }
+
+  private static JsonObject bodyObject(RoutingContext ctx) {
+    try {
+      return ctx.body() == null ? null : ctx.body().asJsonObject();
+    } catch (DecodeException | ClassCastException e) {
+      return null;
+    }
+  }
+
+  private static void json(RoutingContext ctx, int status, JsonObject body) {
+    ctx.response().setStatusCode(status).putHeader("content-type", "application/json").end(body.encode());
+  }
+}

@@ -1,0 +1,46 @@
+package ax.api;
+
+import ax.clock.Rfc3339;
+import ax.task.TaskRecord;
+import io.vertx.core.json.Json;
+import io.vertx.core.json.JsonObject;
+
+/** The API's JSON view of a stored task. Ids are decimal strings so JavaScript clients keep all 64 bits. */
+public final class TaskJson {
+  private TaskJson() {
+  }
+
+  public static JsonObject created(TaskRecord t) {
+    return new JsonObject().put("task_id", Long.toString(t.taskId())).put("status", t.status().name())
+        .put("trigger_time", Rfc3339.format(t.triggerTime()));
+  }
+
+  public static JsonObject full(TaskRecord t) {
+    return new JsonObject()
+        .put("task_id", Long.toString(t.taskId()))
+        .put("task_type", t.taskType())
+        .put("status", t.status().name())
+        .put("trigger_time", Rfc3339.format(t.triggerTime()))
+        .put("payload", jsonValue(t.payload()))
+        .put("callback_url", t.callbackUrl())
+        .put("processor", t.processor())
+        .put("max_retry", t.maxRetry())
+        .put("retry_count", t.retryCount())
+        .put("attempt", t.attempt())
+        .put("priority", t.priority())
+        .put("timeout_ms", t.timeoutMs())
+        .put("biz_key", t.bizKey())
+        .put("last_run_node", t.lastRunNode())
+        .put("created_at", Rfc3339.format(t.createdAt()))
+        .put("updated_at", Rfc3339.format(t.updatedAt()))
+        .put("started_at", Rfc3339.format(t.startedAt()))
+        .put("finished_at", Rfc3339.format(t.finishedAt()))
+        .put("result", jsonValue(t.result()))
+        .put("error", t.error());
+  }
+
+  /** jsonb columns arrive as JsonObject/JsonArray/String/Number/Boolean; a String is a JSON string value. */
+  private static Object jsonValue(Object v) {
+    return v == null ? null : Json.decodeValue(Json.encode(v));
+  }
+}

@@ -1,0 +1,162 @@
+package ax.api;
+
+import ax.clock.Rfc3339;
+import ax.http.CallbackUrlPolicy;
+import ax.task.NewTask;
+import io.vertx.core.json.Json;
+import io.vertx.core.json.JsonObject;
+
+import java.nio.charset.StandardCharsets;
+import java.time.format.DateTimeParseException;
+import java.util.Set;
+import java.util.regex.Pattern;
+
+/**
+ * Checks a task submission against API.md's rules and turns it into a {@link Submission}. The OpenAPI
+ * schema already rejects wrong types and unknown fields; this class owns the rules a schema cannot
+ * state well (exactly one target, at most one time, URL policy, payload size) and names the offending
+ * field in every error. No I/O: DNS checks of the callback host happen in the handler.
+ */
+public final class TaskRequestParser {
+  public static final int MAX_PAYLOAD_BYTES = 64 * 1024;
+  private static final long MAX_FUTURE_MS = 10L * 366 * 86_400_000L;
+  private static final Pattern NAME = Pattern.compile("[A-Za-z0-9._:-]{1,128}");
+  private static final Set<String> FIELDS = Set.of("task_type", "trigger_time", "delay_ms", "payload",
+      "callback_url", "processor", "max_retry", "priority", "timeout_ms", "biz_key", "notify_url",
+      "shard_total", "depends_on");
+
+  /** A valid submission, before it gets an id, a tenant and a status. */
+  public record Submission(String taskType, long triggerTimeMs, int priority, int maxRetry, int timeoutMs,
+                           String callbackUrl, String processor, String payloadJson, String bizKey) {
+    public NewTask toNewTask(long taskId, String tenantId, String apiKey, ax.task.TaskStatus status) {
+      return new NewTask(taskId, tenantId, apiKey, taskType, triggerTimeMs, status, priority, maxRetry,
+          timeoutMs, callbackUrl, processor, payloadJson, bizKey);
+    }
+  }
+
+  private final CallbackUrlPolicy urlPolicy;
+
+  public TaskRequestParser(CallbackUrlPolicy urlPolicy) {
+    this.urlPolicy = urlPolicy;
+  }
+
+  /** @param receivedAtMs when the request arrived, on the database clock (the base of {@code delay_ms}) */
+  public Submission parse(JsonObject body, long receivedAtMs) throws InvalidRequest {
+    if (body == null) {
+      throw new InvalidRequest(Problem.validation("body: a JSON object is required"));
+    }
+    for (String name : body.fieldNames()) {
+      if (!FIELDS.contains(name)) {
+        throw InvalidRequest.field(name, "unknown field");
+      }
+    }
+    String taskType = string(body, "task_type", true);
+    if (!NAME.matcher(taskType).matches()) {
+      throw InvalidRequest.field("task_type", "must be 1-128 characters of [A-Za-z0-9._:-]");
+    }
+    long trigger = triggerTime(body, receivedAtMs);
+
+    String callbackUrl = string(body, "callback_url", false);
+    String processor = string(body, "processor", false);
+    if ((callbackUrl == null) == (processor == null)) {
+      throw InvalidRequest.field("callback_url", "exactly one of callback_url or processor is required");
+    }
+    if (callbackUrl != null) {
+      CallbackUrlPolicy.Verdict v = urlPolicy.checkUrl(callbackUrl);
+      if (!v.allowed()) {
+        throw new InvalidRequest(new Problem(400, v.code(), "Callback URL refused", "callback_url: " + v.detail()));
+      }
+    }
+    if (processor != null && !NAME.matcher(processor).matches()) {
+      throw InvalidRequest.field("processor", "must be 1-128 characters of [A-Za-z0-9._:-]");
+    }
+    // Accepted by the contract but not executed by this version: refuse rather than silently ignore.
+    if (body.containsKey("notify_url")) {
+      throw InvalidRequest.field("notify_url", "webhooks on terminal state are not supported by this server yet");
+    }
+    if (body.containsKey("depends_on")) {
+      throw InvalidRequest.field("depends_on", "dependencies are not supported by this server yet");
+    }
+    int shardTotal = integer(body, "shard_total", 1, 1, 1024);
+    if (shardTotal != 1) {
+      throw InvalidRequest.field("shard_total", "sharding is not supported by this server yet (only 1)");
+    }
+
+    String payloadJson = null;
+    if (body.containsKey("payload")) {
+      payloadJson = Json.encode(body.getValue("payload"));
+      if (payloadJson.getBytes(StandardCharsets.UTF_8).length > MAX_PAYLOAD_BYTES) {
+        throw new InvalidRequest(new Problem(413, "payload_too_large", "Payload too large",
+            "payload: larger than " + MAX_PAYLOAD_BYTES + " bytes serialised"));
+      }
+    }
+    String bizKey = string(body, "biz_key", false);
+    if (bizKey != null && (bizKey.isEmpty() || bizKey.length() > 128)) {
+      throw InvalidRequest.field("biz_key", "must be 1-128 characters");
+    }
+    return new Submission(taskType, trigger,
+        integer(body, "priority", NewTask.DEFAULT_PRIORITY, 0, 9),
+        integer(body, "max_retry", NewTask.DEFAULT_MAX_RETRY, 0, 10),
+        integer(body, "timeout_ms", NewTask.DEFAULT_TIMEOUT_MS, 1, 86_400_000),
+        callbackUrl, processor, payloadJson, bizKey);
+  }
+
+  private static long triggerTime(JsonObject body, long receivedAtMs) throws InvalidRequest {
+    boolean hasTime = body.containsKey("trigger_time");
+    boolean hasDelay = body.containsKey("delay_ms");
+    if (hasTime && hasDelay) {
+      throw InvalidRequest.field("trigger_time", "give at most one of trigger_time or delay_ms");
+    }
+    if (hasDelay) {
+      Object v = body.getValue("delay_ms");
+      if (!(v instanceof Number n) || n.doubleValue() != Math.floor(n.doubleValue()) || n.longValue() < 0
+          || n.longValue() > MAX_FUTURE_MS) {
+        throw InvalidRequest.field("delay_ms", "must be a whole number of milliseconds, 0.." + MAX_FUTURE_MS);
+      }
+      return receivedAtMs + n.longValue();
+    }
+    if (hasTime) {
+      Object v = body.getValue("trigger_time");
+      if (!(v instanceof String s)) {
+        throw InvalidRequest.field("trigger_time", "must be an RFC 3339 date-time string");
+      }
+      long t;
+      try {
+        t = Rfc3339.parseMillis(s);
+      } catch (DateTimeParseException e) {
+        throw InvalidRequest.field("trigger_time", "must be RFC 3339 with an offset, e.g. 2026-12-01T20:00:00.000Z");
+      }
+      if (t > receivedAtMs + MAX_FUTURE_MS) {
+        throw InvalidRequest.field("trigger_time", "must be within 10 years");
+      }
+      return t;
+    }
+    return receivedAtMs;
+  }
+
+  private static String string(JsonObject body, String field, boolean required) throws InvalidRequest {
+    Object v = body.getValue(field);
+    if (v == null) {
+      if (required) {
+        throw InvalidRequest.field(field, "is required");
+      }
+      return null;
+    }
+    if (!(v instanceof String s)) {
+      throw InvalidRequest.field(field, "must be a string");
+    }
+    return s;
+  }
+
+  private static int integer(JsonObject body, String field, int fallback, int min, int max) throws InvalidRequest {
+    Object v = body.getValue(field);
+    if (v == null) {
+      return fallback;
+    }
+    if (!(v instanceof Number n) || n.doubleValue() != Math.floor(n.doubleValue())
+        || n.longValue() < min || n.longValue() > max) {
+      throw InvalidRequest.field(field, "must be a whole number " + min + ".." + max);
+    }
+    return n.intValue();
+  }
+}

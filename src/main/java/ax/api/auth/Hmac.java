@@ -1,0 +1,44 @@
+package ax.api.auth;
+
+import java.nio.charset.StandardCharsets;
+import java.security.GeneralSecurityException;
+import java.security.MessageDigest;
+import java.util.HexFormat;
+import javax.crypto.Mac;
+import javax.crypto.spec.SecretKeySpec;
+
+/**
+ * The two digests the signing schemes are built from, in lowercase hex. Kept apart so inbound
+ * ({@link RequestSigning}) and outbound ({@link OutboundSignature}) signing cannot drift in how they
+ * key the MAC or encode the result.
+ */
+final class Hmac {
+
+    private static final HexFormat HEX = HexFormat.of();
+
+    private Hmac() {
+    }
+
+    /** Lowercase hex HMAC-SHA256 keyed by the UTF-8 bytes of {@code secret}, over the parts in order. */
+    static String sha256Hex(String secret, byte[]... parts) {
+        try {
+            Mac mac = Mac.getInstance("HmacSHA256");
+            mac.init(new SecretKeySpec(secret.getBytes(StandardCharsets.UTF_8), "HmacSHA256"));
+            for (byte[] part : parts) {
+                mac.update(part);
+            }
+            return HEX.formatHex(mac.doFinal());
+        } catch (GeneralSecurityException e) {
+            throw new IllegalStateException("HmacSHA256 is required of every JVM", e);
+        }
+    }
+
+    /** Lowercase hex SHA-256 of {@code data}. */
+    static String digestHex(byte[] data) {
+        try {
+            return HEX.formatHex(MessageDigest.getInstance("SHA-256").digest(data));
+        } catch (GeneralSecurityException e) {
+            throw new IllegalStateException("SHA-256 is required of every JVM", e);
+        }
+    }
+}

@@ -1,0 +1,84 @@
+package ax.dispatch;
+
+import ax.store.ScheduleStore;
+import ax.store.ScheduleStore.Applied;
+import io.vertx.core.Vertx;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.function.BiConsumer;
+import java.util.logging.Level;
+import java.util.logging.Logger;
+
+/**
+ * Group commit for outcomes: collects completions and writes them in one statement per batch (at
+ * {@code batchSize} entries or {@code lingerMs} after the first, whichever comes first). A failed write
+ * keeps its entries and is retried; if the node dies first, the tasks are still RUNNING in PostgreSQL
+ * and the recovery scan hands them to the retry policy. Confined to its owning verticle's context.
+ */
+public final class CompletionWriter {
+  private static final Logger LOG = Logger.getLogger(CompletionWriter.class.getName());
+  private static final int MAX_CONCURRENT_FLUSHES = 2;
+  private static final long RETRY_DELAY_MS = 1_000;
+
+  private final Vertx vertx;
+  private final ScheduleStore store;
+  private final int batchSize;
+  private final long lingerMs;
+  /** Receives (applied rows, number requested) after each successful write. */
+  private final BiConsumer<List<Applied>, Integer> onApplied;
+
+  private List<Completion> pending = new ArrayList<>();
+  private long lingerTimer = -1;
+  private int flushing;
+
+  public CompletionWriter(Vertx vertx, ScheduleStore store, int batchSize, long lingerMs,
+                          BiConsumer<List<Applied>, Integer> onApplied) {
+    this.vertx = vertx;
+    this.store = store;
+    this.batchSize = batchSize;
+    this.lingerMs = lingerMs;
+    this.onApplied = onApplied;
+  }
+
+  public void add(Completion c) {
+    pending.add(c);
+    if (pending.size() >= batchSize) {
+      flush();
+    } else if (lingerTimer < 0) {
+      lingerTimer = vertx.setTimer(lingerMs, id -> {
+        lingerTimer = -1;
+        flush();
+      });
+    }
+  }
+
+  public int pendingCount() {
+    return pending.size();
+  }
+
+  private void flush() {
+    if (pending.isEmpty() || flushing >= MAX_CONCURRENT_FLUSHES) {
+      return;
+    }
+    List<Completion> batch = pending.size() <= batchSize ? pending : new ArrayList<>(pending.subList(0, batchSize));
+    pending = pending.size() <= batchSize ? new ArrayList<>() : new ArrayList<>(pending.subList(batchSize, pending.size()));
+    flushing++;
+    store.completeRunning(batch).onComplete(ar -> {
+      flushing--;
+      if (ar.succeeded()) {
+        onApplied.accept(ar.result(), batch.size());
+      } else {
+        LOG.log(Level.WARNING, "writing " + batch.size() + " outcomes failed; retrying in " + RETRY_DELAY_MS + " ms",
+            ar.cause());
+        vertx.setTimer(RETRY_DELAY_MS, id -> {
+          pending.addAll(0, batch);
+          flush();
+        });
+      }
+      if (!pending.isEmpty() && lingerTimer < 0) {
+        flush();
+      }
+    });
+  }
+}

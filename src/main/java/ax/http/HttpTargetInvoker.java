@@ -1,0 +1,160 @@
+package ax.http;
+
+import ax.api.auth.OutboundSignature;
+import ax.dispatch.ClaimedTask;
+import io.vertx.core.Future;
+import io.vertx.core.Promise;
+import io.vertx.core.Vertx;
+import io.vertx.core.buffer.Buffer;
+import io.vertx.core.http.HttpClient;
+import io.vertx.core.http.HttpClientResponse;
+import io.vertx.core.http.HttpMethod;
+import io.vertx.core.http.RequestOptions;
+import io.vertx.core.json.Json;
+import io.vertx.core.json.DecodeException;
+import io.vertx.core.net.SocketAddress;
+
+import java.net.InetAddress;
+import java.net.URI;
+import java.nio.charset.StandardCharsets;
+import ax.clock.Rfc3339;
+
+/**
+ * Executes an HTTP target: POSTs the API.md body to {@code callback_url} over the pooled keep-alive
+ * client, signed with the submitting key's secret. The URL is checked again here (it was checked at
+ * submission, but DNS may have changed): every resolved address must pass, and the connection goes to
+ * the checked address. Redirects are not followed. {@code timeout_ms} bounds the whole exchange.
+ * Never fails its future: every problem becomes a failed {@link Outcome}.
+ */
+public final class HttpTargetInvoker {
+  public static final int MAX_RESULT_BYTES = 64 * 1024;
+
+  /** What one call produced; {@code resultJson} is JSON text (a string value when the body was not JSON). */
+  public record Outcome(boolean success, String resultJson, String error, boolean timedOut) {
+    static Outcome failed(String error) {
+      return new Outcome(false, null, error, false);
+    }
+  }
+
+  private final Vertx vertx;
+  private final HttpClient client;
+  private final CallbackUrlPolicy policy;
+  private final HostResolver resolver;
+
+  public HttpTargetInvoker(Vertx vertx, HttpClient client, CallbackUrlPolicy policy, HostResolver resolver) {
+    this.vertx = vertx;
+    this.client = client;
+    this.policy = policy;
+    this.resolver = resolver;
+  }
+
+  public Future<Outcome> invoke(ClaimedTask task, String secret, long firedAtMs) {
+    CallbackUrlPolicy.Verdict syntax = policy.checkUrl(task.callbackUrl());
+    if (!syntax.allowed()) {
+      return Future.succeededFuture(Outcome.failed("callback_url refused at send time: " + syntax.detail()));
+    }
+    URI uri = URI.create(task.callbackUrl());
+    String host = uri.getHost();
+    return resolver.resolve(host)
+        .compose(addresses -> {
+          CallbackUrlPolicy.Verdict v = policy.checkResolved(host, addresses);
+          if (!v.allowed()) {
+            return Future.succeededFuture(Outcome.failed("callback_url refused at send time: " + v.detail()));
+          }
+          return send(task, uri, addresses.get(0), secret, firedAtMs);
+        })
+        .recover(e -> Future.succeededFuture(Outcome.failed("cannot resolve " + host + ": " + e.getMessage())));
+  }
+
+  private Future<Outcome> send(ClaimedTask task, URI uri, InetAddress address, String secret, long firedAtMs) {
+    boolean tls = "https".equalsIgnoreCase(uri.getScheme());
+    int port = uri.getPort() > 0 ? uri.getPort() : (tls ? 443 : 80);
+    String path = (uri.getRawPath() == null || uri.getRawPath().isEmpty() ? "/" : uri.getRawPath())
+        + (uri.getRawQuery() == null ? "" : "?" + uri.getRawQuery());
+    byte[] body = requestBody(task, firedAtMs).getBytes(StandardCharsets.UTF_8);
+    RequestOptions options = new RequestOptions()
+        .setMethod(HttpMethod.POST)
+        .setServer(SocketAddress.inetSocketAddress(port, address.getHostAddress()))
+        .setHost(uri.getHost())
+        .setPort(port)
+        .setSsl(tls)
+        .setURI(path)
+        .setFollowRedirects(false)
+        .putHeader("content-type", "application/json")
+        .putHeader("x-ax-task-id", Long.toString(task.taskId()))
+        .putHeader("x-ax-signature", OutboundSignature.header(secret, firedAtMs, body));
+
+    Promise<Outcome> result = Promise.promise();
+    long timer = vertx.setTimer(task.timeoutMs(), id ->
+        result.tryComplete(new Outcome(false, null, "no response within timeout_ms=" + task.timeoutMs(), true)));
+    client.request(options)
+        .compose(req -> {
+          result.future().onComplete(done -> {
+            if (done.result() != null && done.result().timedOut()) {
+              req.reset(); // give the connection back; the receiver sees the request aborted
+            }
+          });
+          return req.send(Buffer.buffer(body));
+        })
+        .compose(this::readLimited)
+        .onComplete(ar -> {
+          vertx.cancelTimer(timer);
+          result.tryComplete(ar.succeeded() ? ar.result() : Outcome.failed("request failed: " + ar.cause().getMessage()));
+        });
+    return result.future();
+  }
+
+  private Future<Outcome> readLimited(HttpClientResponse resp) {
+    Promise<Outcome> p = Promise.promise();
+    Buffer acc = Buffer.buffer();
+    boolean[] truncated = {false};
+    resp.handler(chunk -> {
+      int room = MAX_RESULT_BYTES - acc.length();
+      if (chunk.length() <= room) {
+        acc.appendBuffer(chunk);
+      } else {
+        if (room > 0) {
+          acc.appendBuffer(chunk.getBuffer(0, room));
+        }
+        truncated[0] = true;
+      }
+    });
+    resp.exceptionHandler(e -> p.tryComplete(Outcome.failed("reading the response failed: " + e.getMessage())));
+    resp.endHandler(v -> {
+      int code = resp.statusCode();
+      if (code >= 200 && code < 300) {
+        p.tryComplete(new Outcome(true, resultJson(acc, truncated[0]), null, false));
+      } else {
+        String snippet = acc.length() > 512 ? acc.getString(0, 512) : acc.toString();
+        p.tryComplete(Outcome.failed("HTTP " + code + (snippet.isBlank() ? "" : ": " + snippet)));
+      }
+    });
+    return p.future();
+  }
+
+  /** The body as stored JSON: itself when it is complete JSON, otherwise a JSON string of its text. */
+  static String resultJson(Buffer body, boolean truncated) {
+    if (body.length() == 0) {
+      return null;
+    }
+    String text = body.toString(StandardCharsets.UTF_8);
+    if (!truncated) {
+      try {
+        Json.decodeValue(text);
+        return text;
+      } catch (DecodeException notJson) {
+        // fall through: keep the text as a JSON string
+      }
+    }
+    return Json.encode(text);
+  }
+
+  static String requestBody(ClaimedTask t, long firedAtMs) {
+    return "{\"task_id\":\"" + t.taskId() + "\""
+        + ",\"task_type\":" + Json.encode(t.taskType())
+        + ",\"payload\":" + (t.payloadJson() == null ? "null" : t.payloadJson())
+        + ",\"attempt\":" + t.attempt()
+        + ",\"trigger_time\":\"" + Rfc3339.format(t.triggerTimeMs()) + "\""
+        + ",\"fired_at\":\"" + Rfc3339.format(firedAtMs) + "\"}";
+  }
+}

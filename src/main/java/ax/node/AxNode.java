@@ -1,0 +1,197 @@
+package ax.node;
+
+import ax.api.TaskHandlers;
+import ax.api.auth.ApiKeyCache;
+import ax.api.auth.HmacAuthHandler;
+import ax.api.auth.InMemoryNonceStore;
+import ax.api.auth.NonceStore;
+import ax.api.auth.RedisNonceStore;
+import ax.api.ratelimit.InMemoryRateLimiter;
+import ax.api.ratelimit.RateLimiter;
+import ax.api.ratelimit.RedisRateLimiter;
+import ax.bus.LocalCodec;
+import ax.clock.DbClock;
+import ax.clock.DbClockSync;
+import ax.config.AxConfig;
+import ax.dispatch.OutcomePolicy;
+import ax.http.CallbackUrlPolicy;
+import ax.http.HostResolver;
+import ax.http.HttpTargetInvoker;
+import ax.metrics.AxMetrics;
+import ax.store.ApiKeyStore;
+import ax.store.AttemptStore;
+import ax.store.Database;
+import ax.store.DbTimeStore;
+import ax.store.LeaseStore;
+import ax.store.NodeSlotStore;
+import ax.store.ScheduleStore;
+import ax.store.TaskStore;
+import ax.task.TaskIdGenerator;
+import ax.verticles.ApiVerticle;
+import ax.verticles.DispatchVerticle;
+import ax.verticles.LeaderVerticle;
+import ax.verticles.RecoveryScanVerticle;
+import ax.verticles.WheelVerticle;
+import io.micrometer.prometheusmetrics.PrometheusConfig;
+import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
+import io.vertx.core.DeploymentOptions;
+import io.vertx.core.Future;
+import io.vertx.core.Vertx;
+import io.vertx.core.VertxOptions;
+import io.vertx.core.http.HttpClient;
+import io.vertx.core.http.HttpClientOptions;
+import io.vertx.core.http.PoolOptions;
+import io.vertx.micrometer.MicrometerMetricsFactory;
+import io.vertx.micrometer.MicrometerMetricsOptions;
+import io.vertx.micrometer.VertxPrometheusOptions;
+import io.vertx.pgclient.PgConnectOptions;
+import io.vertx.redis.client.Redis;
+import io.vertx.redis.client.RedisAPI;
+import io.vertx.redis.client.RedisOptions;
+import io.vertx.sqlclient.Pool;
+
+import java.util.UUID;
+import java.util.logging.Logger;
+
+/**
+ * Assembles one scheduler node: migrations, the shared pool, the database clock, the node slot, the
+ * bootstrap key, then the verticles — consumers first, LeaderVerticle last (its first term event must
+ * find WheelVerticle, DispatchVerticle and RecoveryScanVerticle listening), the API once everything
+ * behind it is up. {@link #stop()} drains: /health turns 503, the lease is resigned so a successor need
+ * not wait for the TTL, and connections close.
+ */
+public final class AxNode {
+  private static final Logger LOG = Logger.getLogger(AxNode.class.getName());
+
+  private final AxConfig config;
+  private final String holder;
+  private Vertx vertx;
+  private Pool pool;
+  private NodeSlotKeeper slotKeeper;
+  private DbClockSync clockSync;
+  private ApiVerticle api;
+  private volatile boolean draining;
+  private String leaderDeployment;
+  private String apiDeployment;
+
+  public AxNode(AxConfig config) {
+    this.config = config;
+    // Unique per process even when AX_NODE_ID is reused: a restarted node is a new lease holder.
+    this.holder = config.nodeId() + "/" + UUID.randomUUID().toString().substring(0, 8);
+  }
+
+  public Future<AxNode> start() {
+    PgConnectOptions pg = Database.connectOptions(config.pgUrl());
+    Database.migrate(pg);
+
+    PrometheusMeterRegistry registry = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
+    vertx = Vertx.builder()
+        .with(new VertxOptions().setMetricsOptions(new MicrometerMetricsOptions().setEnabled(true)
+            .setJvmMetricsEnabled(true).setPrometheusOptions(new VertxPrometheusOptions().setEnabled(true))))
+        .withMetrics(new MicrometerMetricsFactory(registry))
+        .build();
+    LocalCodec.registerAll(vertx);
+    AxMetrics metrics = new AxMetrics(registry);
+    pool = Database.pool(vertx, pg, config.pgPoolSize());
+
+    ApiKeyStore keyStore = new ApiKeyStore(pool);
+    DbClock clock = DbClock.system();
+    clockSync = new DbClockSync(vertx, new DbTimeStore(pool), clock);
+    metrics.gaugeClockOffset(clockSync::offsetMillis);
+    slotKeeper = new NodeSlotKeeper(vertx, new NodeSlotStore(pool), holder);
+
+    return clockSync.start(config.scheduler().clockSyncIntervalMs())
+        .compose(v -> slotKeeper.start())
+        .compose(slot -> bootstrapKey(keyStore).map(slot))
+        .compose(slot -> deployAll(slot, clock, keyStore, metrics, registry))
+        .map(this);
+  }
+
+  private Future<Void> bootstrapKey(ApiKeyStore keys) {
+    if (config.bootstrapKey() == null) {
+      return Future.succeededFuture();
+    }
+    String[] parts = config.bootstrapKey().split(":", 3);
+    if (parts.length < 2) {
+      return Future.failedFuture(new IllegalArgumentException("AX_BOOTSTRAP_KEY must be ak:sk[:tenant]"));
+    }
+    return keys.upsert(parts[0], parts[1], parts.length == 3 ? parts[2] : "default");
+  }
+
+  private Future<Void> deployAll(int slot, DbClock clock, ApiKeyStore keyStore, AxMetrics metrics,
+                                 PrometheusMeterRegistry registry) {
+    AxConfig.SchedulerTuning tuning = config.scheduler();
+    ScheduleStore scheduleStore = new ScheduleStore(pool);
+    ApiKeyCache keys = new ApiKeyCache(keyStore);
+    CallbackUrlPolicy urlPolicy = new CallbackUrlPolicy(config.callbackAllowlist());
+    HostResolver resolver = new HostResolver(vertx);
+    HttpClient http = vertx.createHttpClient(
+        new HttpClientOptions().setKeepAlive(true).setConnectTimeout(5_000).setTcpNoDelay(true),
+        new PoolOptions().setHttp1MaxSize(tuning.httpMaxConnections()));
+    OutcomePolicy outcomes = new OutcomePolicy(tuning.retryBackoff());
+    TaskIdGenerator ids = new TaskIdGenerator(slot, clock::nowMillis);
+
+    NonceStore nonces = new InMemoryNonceStore();
+    RateLimiter limiter = new InMemoryRateLimiter();
+    if (config.redisUrl() != null) {
+      RedisAPI redis = RedisAPI.api(Redis.createClient(vertx,
+          new RedisOptions().setConnectionString(config.redisUrl()).setMaxPoolSize(8).setMaxPoolWaiting(1024)));
+      nonces = new RedisNonceStore(redis, "ax:");
+      limiter = new RedisRateLimiter(redis, "ax:", limiter);
+    }
+    HmacAuthHandler auth = new HmacAuthHandler(keys, nonces, limiter, config.defaultRateLimit(), clock);
+    TaskHandlers handlers = new TaskHandlers(vertx, new TaskStore(pool), new AttemptStore(pool), urlPolicy, resolver,
+        ids, slotKeeper, clock, tuning.loadWindowMs());
+    api = new ApiVerticle(contractPath(), config.httpPort(), config.nodeId(), auth, handlers, registry,
+        () -> draining);
+
+    return vertx.deployVerticle(new WheelVerticle(scheduleStore, clock, tuning, metrics))
+        .compose(id -> vertx.deployVerticle(new DispatchVerticle(scheduleStore, clock,
+            new HttpTargetInvoker(vertx, http, urlPolicy, resolver), keys, outcomes, metrics, config.nodeId(),
+            tuning.claimBatch())))
+        .compose(id -> vertx.deployVerticle(new RecoveryScanVerticle(scheduleStore, clock, outcomes, tuning, metrics)))
+        .compose(id -> vertx.deployVerticle(new LeaderVerticle(new LeaseStore(pool), holder, config.leaseTtlMs())))
+        .compose(id -> {
+          leaderDeployment = id;
+          return vertx.deployVerticle(api, new DeploymentOptions());
+        })
+        .onSuccess(id -> apiDeployment = id)
+        .onSuccess(id -> LOG.info("ax node " + config.nodeId() + " (slot " + slot + ") serving on port "
+            + api.actualPort()))
+        .mapEmpty();
+  }
+
+  /** The project's openapi.yaml, packaged into the jar by the build. */
+  private static String contractPath() {
+    return "ax/openapi.yaml";
+  }
+
+  public int httpPort() {
+    return api == null ? -1 : api.actualPort();
+  }
+
+  public Vertx vertx() {
+    return vertx;
+  }
+
+  /** Graceful stop: undeploy in reverse order (LeaderVerticle resigns its lease), then close. */
+  public Future<Void> stop() {
+    draining = true;
+    if (vertx == null) {
+      return Future.succeededFuture();
+    }
+    if (clockSync != null) {
+      clockSync.stop();
+    }
+    return undeploy(apiDeployment)
+        .eventually(() -> undeploy(leaderDeployment)) // resigns the lease: a successor starts at once
+        .eventually(() -> slotKeeper == null ? Future.succeededFuture() : slotKeeper.stop())
+        .eventually(() -> vertx.close())
+        .recover(e -> Future.succeededFuture());
+  }
+
+  private Future<Void> undeploy(String deploymentId) {
+    return deploymentId == null ? Future.succeededFuture()
+        : vertx.undeploy(deploymentId).recover(e -> Future.succeededFuture());
+  }
+}

@@ -1,0 +1,237 @@
+package ax.store;
+
+import ax.dispatch.ClaimedTask;
+import ax.dispatch.Completion;
+import ax.wheel.ScheduledTask;
+import io.vertx.core.Future;
+import io.vertx.sqlclient.Pool;
+import io.vertx.sqlclient.Row;
+import io.vertx.sqlclient.Tuple;
+
+import java.time.OffsetDateTime;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * The scheduler's hot path against the tasks table: load the coming window, claim due tasks in a
+ * batch, write outcomes in a batch, and find what the recovery scan must repair. Every state change is
+ * a guarded update; claims are additionally fenced by the leader lease (holder + epoch + not expired),
+ * so a node that lost leadership claims nothing.
+ *
+ * <p>Processor tasks wait READY for executors (a later issue): they are moved DELAYED → READY when
+ * due and then left alone by the loader and the claim.
+ */
+public final class ScheduleStore {
+
+  /** Walks the (trigger_time, status) index from the cursor; never a full scan. */
+  private static final String LOAD_PENDING = """
+      SELECT task_id, trigger_time, priority
+        FROM tasks
+       WHERE trigger_time >= $1 AND trigger_time <= $3
+         AND (trigger_time > $1 OR task_id > $2)
+         AND status IN ('DELAYED','READY')
+         AND (status = 'DELAYED' OR callback_url IS NOT NULL)
+       ORDER BY trigger_time, task_id
+       LIMIT $4""";
+
+  /**
+   * Claims a batch in one round trip. HTTP targets go DELAYED/READY → DISPATCHING → RUNNING in one
+   * write, because the in-process HTTP invoker acknowledges at once; processor tasks only become READY.
+   * The lease row is share-locked so a takeover cannot commit between our check and our claim.
+   */
+  private static final String CLAIM_DUE = """
+      WITH lease AS (
+        SELECT epoch FROM leases
+         WHERE name = $2 AND holder = $3 AND epoch = $4 AND expires_at > now()
+         FOR SHARE
+      )
+      UPDATE tasks t SET
+        status         = CASE WHEN t.callback_url IS NOT NULL THEN 'RUNNING' ELSE 'READY' END,
+        attempt        = CASE WHEN t.callback_url IS NOT NULL THEN t.attempt + 1 ELSE t.attempt END,
+        epoch          = lease.epoch,
+        last_run_node  = CASE WHEN t.callback_url IS NOT NULL THEN $5 ELSE t.last_run_node END,
+        started_at     = CASE WHEN t.callback_url IS NOT NULL THEN now() ELSE t.started_at END,
+        lease_deadline = CASE WHEN t.callback_url IS NOT NULL
+                              THEN now() + t.timeout_ms * interval '1 millisecond' END,
+        updated_at     = now()
+        FROM lease
+       WHERE t.task_id = ANY($1)
+         AND t.status IN ('DELAYED','READY')
+         AND (t.status = 'DELAYED' OR t.callback_url IS NOT NULL)
+         AND t.trigger_time <= now()
+      RETURNING t.task_id, t.status, t.attempt, t.api_key, t.task_type, t.trigger_time, t.priority,
+                t.payload::text AS payload, t.callback_url, t.timeout_ms, t.retry_count, t.max_retry""";
+
+  /** Tasks of a fired batch that the claim skipped because the database says they are not due yet. */
+  private static final String NOT_YET_DUE = """
+      SELECT task_id, trigger_time, priority FROM tasks
+       WHERE task_id = ANY($1) AND status = 'DELAYED' AND trigger_time > now()""";
+
+  /**
+   * Writes a batch of outcomes and their attempt-log rows in one statement. Applies only where the
+   * task is still RUNNING in the same attempt: a late or duplicate result changes nothing.
+   */
+  private static final String COMPLETE_RUNNING = """
+      WITH v AS (
+        SELECT * FROM unnest($1::bigint[], $2::int[], $3::text[], $4::text[], $5::text[], $6::int[],
+                             $7::bigint[], $8::text[])
+                 AS v(task_id, attempt, status, result, error, retry_count, next_trigger_ms, outcome)
+      ), done AS (
+        UPDATE tasks t SET
+          status         = v.status,
+          result         = v.result::jsonb,
+          error          = v.error,
+          retry_count    = v.retry_count,
+          trigger_time   = CASE WHEN v.next_trigger_ms >= 0
+                                THEN timestamptz 'epoch' + v.next_trigger_ms * interval '1 millisecond'
+                                ELSE t.trigger_time END,
+          finished_at    = CASE WHEN v.status IN ('SUCCESS','FAILED') THEN now() END,
+          lease_deadline = NULL,
+          updated_at     = now()
+          FROM v
+         WHERE t.task_id = v.task_id AND t.attempt = v.attempt AND t.status = 'RUNNING'
+        RETURNING t.task_id, t.attempt, t.status, t.trigger_time, t.priority, t.last_run_node,
+                  t.started_at, v.outcome, v.error
+      ), logged AS (
+        INSERT INTO task_attempts (task_id, attempt, node_id, started_at, finished_at, outcome, error)
+        SELECT task_id, attempt, coalesce(last_run_node, ''), started_at, now(), outcome, error FROM done
+        ON CONFLICT (task_id, attempt) DO NOTHING
+      )
+      SELECT task_id, status, trigger_time, priority FROM done""";
+
+  /** DISPATCHING past its ack deadline goes back to READY for another round. */
+  private static final String RESCUE_UNACKED = """
+      UPDATE tasks SET status = 'READY', lease_deadline = NULL, updated_at = now()
+       WHERE status = 'DISPATCHING' AND lease_deadline < now()
+      RETURNING task_id, trigger_time, priority""";
+
+  /** RUNNING past its run deadline (+ grace, so the owner's own timeout wins when it is alive). */
+  private static final String OVERDUE_RUNNING = """
+      SELECT task_id, attempt, retry_count, max_retry FROM tasks
+       WHERE status = 'RUNNING' AND lease_deadline < now() - $1 * interval '1 millisecond'
+       ORDER BY lease_deadline
+       LIMIT $2""";
+
+  /** Due tasks still waiting (DELAYED, or READY HTTP targets) within the lookback window. */
+  private static final String OVERDUE_PENDING = """
+      SELECT task_id, trigger_time, priority FROM tasks
+       WHERE trigger_time >= now() - $1 * interval '1 millisecond'
+         AND trigger_time <= now() - $2 * interval '1 millisecond'
+         AND status IN ('DELAYED','READY')
+         AND (status = 'DELAYED' OR callback_url IS NOT NULL)
+       ORDER BY trigger_time
+       LIMIT $3""";
+
+  private final Pool pool;
+
+  public ScheduleStore(Pool pool) {
+    this.pool = pool;
+  }
+
+  public Future<List<ScheduledTask>> loadPending(long afterTimeMs, long afterTaskId, long horizonMs, int limit) {
+    Tuple params = Tuple.of(Times.toTimestamp(afterTimeMs), afterTaskId, Times.toTimestamp(horizonMs), limit);
+    return pool.preparedQuery(LOAD_PENDING).execute(params).map(ScheduleStore::toScheduled);
+  }
+
+  /** Lease fencing parameters every claim carries. */
+  public record Fence(String leaseName, String holder, long epoch, String nodeId) {
+  }
+
+  public Future<List<ClaimedTask>> claimDue(long[] taskIds, Fence fence) {
+    Tuple params = Tuple.of(boxed(taskIds), fence.leaseName(), fence.holder(), fence.epoch(), fence.nodeId());
+    return pool.preparedQuery(CLAIM_DUE).execute(params).map(rows -> {
+      List<ClaimedTask> out = new ArrayList<>(rows.rowCount());
+      for (Row r : rows) {
+        if (!"RUNNING".equals(r.getString("status"))) {
+          continue; // a processor task made READY; executors take it from here
+        }
+        out.add(new ClaimedTask(r.getLong("task_id"), r.getInteger("attempt"), r.getString("api_key"),
+            r.getString("task_type"), Times.toMillis(r.getOffsetDateTime("trigger_time")),
+            r.getShort("priority"), r.getString("payload"), r.getString("callback_url"),
+            r.getInteger("timeout_ms"), r.getShort("retry_count"), r.getShort("max_retry")));
+      }
+      return out;
+    });
+  }
+
+  public Future<List<ScheduledTask>> notYetDue(long[] taskIds) {
+    return pool.preparedQuery(NOT_YET_DUE).execute(Tuple.of((Object) boxed(taskIds))).map(ScheduleStore::toScheduled);
+  }
+
+  /** Returns the tasks whose outcome was applied, with their new status and trigger time. */
+  public record Applied(long taskId, String status, long triggerTimeMs, int priority) {
+  }
+
+  public Future<List<Applied>> completeRunning(List<Completion> batch) {
+    int n = batch.size();
+    Long[] ids = new Long[n];
+    Integer[] attempts = new Integer[n];
+    String[] statuses = new String[n];
+    String[] results = new String[n];
+    String[] errors = new String[n];
+    Integer[] retryCounts = new Integer[n];
+    Long[] nextTriggers = new Long[n];
+    String[] outcomes = new String[n];
+    for (int i = 0; i < n; i++) {
+      Completion c = batch.get(i);
+      ids[i] = c.taskId();
+      attempts[i] = c.attempt();
+      statuses[i] = c.status().name();
+      results[i] = c.resultJson();
+      errors[i] = c.error();
+      retryCounts[i] = c.retryCount();
+      nextTriggers[i] = c.nextTriggerMs();
+      outcomes[i] = c.outcome();
+    }
+    Tuple params = Tuple.of(ids, attempts, statuses, results, errors, retryCounts, nextTriggers, outcomes);
+    return pool.preparedQuery(COMPLETE_RUNNING).execute(params).map(rows -> {
+      List<Applied> out = new ArrayList<>(rows.rowCount());
+      for (Row r : rows) {
+        out.add(new Applied(r.getLong("task_id"), r.getString("status"),
+            Times.toMillis(r.getOffsetDateTime("trigger_time")), r.getShort("priority")));
+      }
+      return out;
+    });
+  }
+
+  public Future<List<ScheduledTask>> rescueUnacked() {
+    return pool.query(RESCUE_UNACKED).execute().map(ScheduleStore::toScheduled);
+  }
+
+  /** A RUNNING task whose deadline passed; the caller applies the retry policy. */
+  public record Overdue(long taskId, int attempt, int retryCount, int maxRetry) {
+  }
+
+  public Future<List<Overdue>> overdueRunning(long graceMs, int limit) {
+    return pool.preparedQuery(OVERDUE_RUNNING).execute(Tuple.of(graceMs, limit)).map(rows -> {
+      List<Overdue> out = new ArrayList<>(rows.rowCount());
+      for (Row r : rows) {
+        out.add(new Overdue(r.getLong("task_id"), r.getInteger("attempt"), r.getShort("retry_count"),
+            r.getShort("max_retry")));
+      }
+      return out;
+    });
+  }
+
+  public Future<List<ScheduledTask>> overduePending(long lookbackMs, long graceMs, int limit) {
+    return pool.preparedQuery(OVERDUE_PENDING).execute(Tuple.of(lookbackMs, graceMs, limit))
+        .map(ScheduleStore::toScheduled);
+  }
+
+  private static List<ScheduledTask> toScheduled(Iterable<Row> rows) {
+    List<ScheduledTask> out = new ArrayList<>();
+    for (Row r : rows) {
+      OffsetDateTime t = r.getOffsetDateTime("trigger_time");
+      out.add(new ScheduledTask(r.getLong("task_id"), Times.toMillis(t), r.getShort("priority")));
+    }
+    return out;
+  }
+
+  private static Long[] boxed(long[] ids) {
+    Long[] out = new Long[ids.length];
+    for (int i = 0; i < ids.length; i++) {
+      out[i] = ids[i];
+    }
+    return out;
+  }
+}

@@ -1,0 +1,32 @@
+package ax.task;
+
+
+/**
+ * A validated submission, ready to insert. {@code payloadJson} is the serialised JSON (or null);
+ * {@code triggerTimeMs} is absolute, in database-clock milliseconds.
+ */
+public record NewTask(
+    long taskId,
+    String tenantId,
+    String apiKey,
+    String taskType,
+    long triggerTimeMs,
+    TaskStatus status,
+    int priority,
+    int maxRetry,
+    int timeoutMs,
+    String callbackUrl,
+    String processor,
+    String payloadJson,
+    String bizKey) {
+
+  public static final int DEFAULT_PRIORITY = 5;
+  public static final int DEFAULT_MAX_RETRY = 2;
+  public static final int DEFAULT_TIMEOUT_MS = 60_000;
+
+  public NewTask withIdAndStatus(long id, TaskStatus newStatus) {
+    return new NewTask(id, tenantId, apiKey, taskType, triggerTimeMs, newStatus, priority, maxRetry,
+        timeoutMs, callbackUrl, processor, payloadJson, bizKey);
+  }
+
+}

@@ -1,0 +1,111 @@
+package ax.verticles;
+
+import ax.api.ApiErrors;
+import ax.api.RequestGuards;
+import ax.api.TaskHandlers;
+import ax.api.auth.HmacAuthHandler;
+import ax.bus.Addresses;
+import ax.bus.LeaderTerm;
+import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
+import io.vertx.core.Future;
+import io.vertx.core.Handler;
+import io.vertx.core.VerticleBase;
+import io.vertx.core.http.HttpServer;
+import io.vertx.core.http.HttpServerOptions;
+import io.vertx.core.json.JsonObject;
+import io.vertx.ext.web.Router;
+import io.vertx.ext.web.RoutingContext;
+import io.vertx.ext.web.handler.BodyHandler;
+import io.vertx.ext.web.openapi.router.OpenAPIRoute;
+import io.vertx.ext.web.openapi.router.RequestExtractor;
+import io.vertx.ext.web.openapi.router.RouterBuilder;
+import io.vertx.openapi.contract.OpenAPIContract;
+
+import java.util.Map;
+import java.util.function.BooleanSupplier;
+
+/**
+ * Serves the public API. The router is built from {@code openapi.yaml} (contract first): handlers are
+ * bound by operationId, {@link HmacAuthHandler} is the {@code hmacAuth} scheme, the schema validates
+ * requests, and every failure becomes problem+json ({@link ApiErrors}). Holds no scheduling state: it
+ * writes to PostgreSQL and tells the wheel over the event bus.
+ */
+public final class ApiVerticle extends VerticleBase {
+  private final String contractPath;
+  private final int port;
+  private final String nodeId;
+  private final HmacAuthHandler auth;
+  private final TaskHandlers tasks;
+  private final PrometheusMeterRegistry registry;
+  private final BooleanSupplier draining;
+  private HttpServer server;
+
+  public ApiVerticle(String contractPath, int port, String nodeId, HmacAuthHandler auth, TaskHandlers tasks,
+                     PrometheusMeterRegistry registry, BooleanSupplier draining) {
+    this.contractPath = contractPath;
+    this.port = port;
+    this.nodeId = nodeId;
+    this.auth = auth;
+    this.tasks = tasks;
+    this.registry = registry;
+    this.draining = draining;
+  }
+
+  @Override
+  public Future<?> start() {
+    return OpenAPIContract.from(vertx, contractPath).compose(contract -> {
+      RouterBuilder rb = RouterBuilder.create(vertx, contract, RequestExtractor.withBodyHandler());
+      rb.rootHandler(new RequestGuards());
+      rb.rootHandler(BodyHandler.create().setBodyLimit(RequestGuards.BATCH_BODY_LIMIT).setHandleFileUploads(false));
+      rb.security("hmacAuth").apiKeyHandler(auth);
+      Map<String, Handler<RoutingContext>> ops = Map.of(
+          "createTask", tasks::create,
+          "createTaskBatch", tasks::createBatch,
+          "getTask", tasks::get,
+          "cancelTask", tasks::cancel,
+          "listTasks", tasks::list,
+          "listTaskAttempts", tasks::listAttempts,
+          "runTaskSync", tasks::runSync,
+          "health", this::health,
+          "metrics", this::metrics);
+      for (OpenAPIRoute route : rb.getRoutes()) {
+        String op = route.getOperation().getOperationId();
+        Handler<RoutingContext> h = ops.get(op);
+        if (h == null) {
+          throw new IllegalStateException("openapi.yaml declares operation " + op + " with no handler");
+        }
+        route.addHandler(h).addFailureHandler(ApiErrors::handle);
+      }
+      Router router = rb.createRouter();
+      for (int status : new int[] {400, 401, 404, 405, 413, 415, 500, 503}) {
+        router.errorHandler(status, ApiErrors::handle);
+      }
+      HttpServerOptions options = new HttpServerOptions().setPort(port).setHost("0.0.0.0")
+          .setIdleTimeout(60).setCompressionSupported(false).setMaxHeaderSize(16 * 1024);
+      return vertx.createHttpServer(options).requestHandler(router).listen();
+    }).onSuccess(s -> server = s);
+  }
+
+  public int actualPort() {
+    return server == null ? -1 : server.actualPort();
+  }
+
+  private void health(RoutingContext ctx) {
+    vertx.eventBus().<LeaderTerm>request(Addresses.LEADER_STATUS, null).onComplete(ar -> {
+      boolean drain = draining.getAsBoolean();
+      JsonObject body = new JsonObject().put("status", drain ? "DRAINING" : "UP").put("node_id", nodeId);
+      if (ar.succeeded()) {
+        LeaderTerm t = ar.result().body();
+        body.put("role", t.leader() ? "leader" : "standby").put("epoch", t.epoch());
+      } else {
+        body.put("role", "standby");
+      }
+      ctx.response().setStatusCode(drain ? 503 : 200).putHeader("content-type", "application/json")
+          .end(body.encode());
+    });
+  }
+
+  private void metrics(RoutingContext ctx) {
+    ctx.response().putHeader("content-type", "text/plain; version=0.0.4; charset=utf-8").end(registry.scrape());
+  }
+}

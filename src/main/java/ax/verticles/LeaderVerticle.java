@@ -1,0 +1,142 @@
+package ax.verticles;
+
+import ax.bus.Addresses;
+import ax.bus.LeaderTerm;
+import ax.bus.LocalCodec;
+import ax.store.LeaseStore;
+import io.vertx.core.Future;
+import io.vertx.core.VerticleBase;
+
+import java.util.logging.Level;
+import java.util.logging.Logger;
+
+/**
+ * Holds (or waits for) the leader lease, even on a single node: only the lease holder runs the wheel,
+ * dispatch and recovery. Owns the node's {@link LeaderTerm} and publishes every change on
+ * {@link Addresses#LEADER_CHANGED}.
+ *
+ * <p>Protocol (see {@link LeaseStore}): a standby tries to acquire every {@code min(ttl/3, 1 s)}; a
+ * leader renews every ttl/3. A leader steps down as soon as a renewal is refused or fails, and also —
+ * without waiting for any answer — when its last successful renewal was <em>sent</em> more than
+ * {@code ttl − margin} ago by the monotonic clock: the lease it holds may be about to expire on the
+ * database clock, and the epoch fences anything it still tries to claim after that.
+ */
+public final class LeaderVerticle extends VerticleBase {
+  private static final Logger LOG = Logger.getLogger(LeaderVerticle.class.getName());
+  public static final String LEASE_NAME = "scheduler";
+
+  private final LeaseStore leases;
+  private final String holder;
+  private final long ttlMs;
+  private LeaderTerm term;
+  private long lastRenewSentNanos;
+  private boolean inFlight;
+  private long timerId = -1;
+
+  public LeaderVerticle(LeaseStore leases, String holder, long ttlMs) {
+    this.leases = leases;
+    this.holder = holder;
+    this.ttlMs = ttlMs;
+    this.term = LeaderTerm.standby(holder);
+  }
+
+  @Override
+  public Future<?> start() {
+    vertx.eventBus().<Void>localConsumer(Addresses.LEADER_STATUS, msg -> msg.reply(term, LocalCodec.localOnly()));
+    schedule(0);
+    return Future.succeededFuture();
+  }
+
+  @Override
+  public Future<?> stop() {
+    vertx.cancelTimer(timerId);
+    if (!term.leader()) {
+      return Future.succeededFuture();
+    }
+    LeaderTerm ending = term;
+    change(LeaderTerm.standby(holder));
+    return leases.resign(LEASE_NAME, holder, ending.epoch())
+        .onSuccess(ok -> LOG.info("resigned leader lease, epoch " + ending.epoch()))
+        .recover(e -> {
+          LOG.log(Level.WARNING, "could not resign the lease; it expires in " + ttlMs + " ms", e);
+          return Future.succeededFuture();
+        });
+  }
+
+  private void schedule(long delayMs) {
+    timerId = vertx.setTimer(Math.max(1, delayMs), id -> tick());
+  }
+
+  private long renewEveryMs() {
+    return ttlMs / 3;
+  }
+
+  private long acquireEveryMs() {
+    return Math.min(ttlMs / 3, 1_000);
+  }
+
+  private void tick() {
+    if (term.leader() && System.nanoTime() - lastRenewSentNanos > (ttlMs - safetyMarginMs()) * 1_000_000L) {
+      LOG.warning("no lease renewal confirmed within the TTL; stepping down (epoch " + term.epoch() + ")");
+      change(LeaderTerm.standby(holder));
+    }
+    if (inFlight) {
+      schedule(acquireEveryMs());
+      return;
+    }
+    inFlight = true;
+    if (term.leader()) {
+      renew();
+    } else {
+      acquire();
+    }
+  }
+
+  private long safetyMarginMs() {
+    return Math.max(200, ttlMs / 10);
+  }
+
+  private void acquire() {
+    long sentAt = System.nanoTime();
+    leases.tryAcquire(LEASE_NAME, holder, ttlMs).onComplete(ar -> {
+      inFlight = false;
+      if (ar.succeeded() && ar.result().isPresent()) {
+        lastRenewSentNanos = sentAt; // the lease runs from the database's now(), which is after sentAt
+        LOG.info(holder + " became leader, epoch " + ar.result().get());
+        change(new LeaderTerm(true, ar.result().get(), holder));
+        schedule(renewEveryMs());
+      } else {
+        if (ar.failed()) {
+          LOG.log(Level.WARNING, "lease acquisition failed", ar.cause());
+        }
+        schedule(acquireEveryMs());
+      }
+    });
+  }
+
+  private void renew() {
+    long sentAt = System.nanoTime();
+    long epoch = term.epoch();
+    leases.renew(LEASE_NAME, holder, epoch, ttlMs).onComplete(ar -> {
+      inFlight = false;
+      if (!term.leader() || term.epoch() != epoch) {
+        schedule(acquireEveryMs());
+        return;
+      }
+      if (ar.succeeded() && ar.result()) {
+        lastRenewSentNanos = sentAt;
+        schedule(renewEveryMs());
+      } else {
+        LOG.log(Level.WARNING, "lease renewal refused or failed; stepping down (epoch " + epoch + ")",
+            ar.failed() ? ar.cause() : null);
+        change(LeaderTerm.standby(holder));
+        schedule(acquireEveryMs());
+      }
+    });
+  }
+
+  private void change(LeaderTerm next) {
+    term = next;
+    vertx.eventBus().publish(Addresses.LEADER_CHANGED, next, LocalCodec.localOnly());
+  }
+}

@@ -1,0 +1,218 @@
+package ax.verticles;
+
+import ax.bus.Addresses;
+import ax.bus.LeaderTerm;
+import ax.bus.LocalCodec;
+import ax.bus.TaskBatch;
+import ax.clock.DbClock;
+import ax.config.AxConfig.SchedulerTuning;
+import ax.metrics.AxMetrics;
+import ax.store.ScheduleStore;
+import ax.wheel.ScheduledTask;
+import ax.wheel.TieredSchedule;
+import io.vertx.core.Future;
+import io.vertx.core.VerticleBase;
+import io.vertx.core.json.JsonObject;
+
+import java.util.List;
+import java.util.logging.Level;
+import java.util.logging.Logger;
+
+/**
+ * Owns the in-memory tiers ({@link TieredSchedule}: timing wheel + delay queue) while this node leads;
+ * nothing else touches them. It
+ * <ul>
+ *   <li>loads the coming window from PostgreSQL with a cursor over the (trigger_time, status) index
+ *       (tier 3 → tiers 1/2), as far as the memory cap allows;</li>
+ *   <li>takes tasks sent to {@link Addresses#WHEEL_SCHEDULE} (new submissions inside the window,
+ *       retries, recovered tasks) and cancellations;</li>
+ *   <li>sleeps until the next non-empty bucket (one timer, no idle ticking) and sends what is due to
+ *       {@link Addresses#DISPATCH_DUE} in batches.</li>
+ * </ul>
+ * Time is the {@link DbClock}: database time advanced by the monotonic clock, so "due" means due for
+ * the database. A task refused because memory is full stays in PostgreSQL and the cursor is rewound to
+ * it, so it is loaded once room frees up — nothing is dropped.
+ */
+public final class WheelVerticle extends VerticleBase {
+  private static final Logger LOG = Logger.getLogger(WheelVerticle.class.getName());
+  private static final long MAX_SLEEP_MS = 1_000;
+
+  private final ScheduleStore store;
+  private final DbClock clock;
+  private final SchedulerTuning tuning;
+  private final AxMetrics metrics;
+
+  private LeaderTerm term;
+  private TieredSchedule schedule;
+  private long cursorTimeMs;
+  private long cursorTaskId;
+  private boolean loading;
+  private long loadTimerId = -1;
+  private long wakeTimerId = -1;
+  private long wakeAtMs = Long.MAX_VALUE;
+
+  public WheelVerticle(ScheduleStore store, DbClock clock, SchedulerTuning tuning, AxMetrics metrics) {
+    this.store = store;
+    this.clock = clock;
+    this.tuning = tuning;
+    this.metrics = metrics;
+  }
+
+  @Override
+  public Future<?> start() {
+    var bus = vertx.eventBus();
+    bus.<LeaderTerm>localConsumer(Addresses.LEADER_CHANGED, msg -> onTerm(msg.body()));
+    bus.<TaskBatch>localConsumer(Addresses.WHEEL_SCHEDULE, msg -> onSchedule(msg.body().tasks()));
+    bus.<Long>localConsumer(Addresses.WHEEL_CANCEL, msg -> onCancel(msg.body()));
+    bus.<Void>localConsumer(Addresses.WHEEL_STATS, msg -> msg.reply(stats()));
+    metrics.gaugeWheelDepth(() -> schedule == null ? 0 : schedule.size());
+    return Future.succeededFuture();
+  }
+
+  private void onTerm(LeaderTerm next) {
+    boolean wasLeader = term != null && term.leader();
+    term = next;
+    if (next.leader() && !wasLeader) {
+      // Rebuild from PostgreSQL: everything pending, from the oldest, as far as the cap allows.
+      schedule = new TieredSchedule(tuning.tickMs(), tuning.wheelSize(), tuning.wheelWindowMs(),
+          tuning.memoryCap(), clock.nowMillis());
+      cursorTimeMs = 0;
+      cursorTaskId = 0;
+      loadTimerId = vertx.setPeriodic(tuning.loadIntervalMs(), id -> load());
+      load();
+    } else if (!next.leader() && wasLeader) {
+      vertx.cancelTimer(loadTimerId);
+      cancelWake();
+      schedule = null;
+      LOG.info("standby: dropped the in-memory tiers; PostgreSQL keeps every task");
+    }
+  }
+
+  private void onSchedule(List<ScheduledTask> tasks) {
+    if (schedule == null) {
+      return; // not the leader: the leader's loader (or a future leader's rebuild) finds them
+    }
+    long now = clock.nowMillis();
+    for (ScheduledTask t : tasks) {
+      if (schedule.add(t, now) == TieredSchedule.Admission.REFUSED_FULL) {
+        rewindTo(t);
+      }
+    }
+    arm();
+  }
+
+  private void onCancel(long taskId) {
+    if (schedule != null && schedule.cancel(taskId)) {
+      arm();
+    }
+  }
+
+  /** Makes the loader pass over {@code t} again (it was refused for lack of room). */
+  private void rewindTo(ScheduledTask t) {
+    if (t.triggerTimeMs() < cursorTimeMs
+        || (t.triggerTimeMs() == cursorTimeMs && t.taskId() <= cursorTaskId)) {
+      cursorTimeMs = t.triggerTimeMs();
+      cursorTaskId = t.taskId() - 1;
+    }
+  }
+
+  private void load() {
+    if (schedule == null || loading) {
+      return;
+    }
+    int limit = Math.min(tuning.loadBatch(), schedule.freeCapacity());
+    if (limit <= 0) {
+      return;
+    }
+    loading = true;
+    long epoch = term.epoch();
+    long horizon = clock.nowMillis() + tuning.loadWindowMs();
+    store.loadPending(cursorTimeMs, cursorTaskId, horizon, limit).onComplete(ar -> {
+      loading = false;
+      if (schedule == null || term.epoch() != epoch) {
+        return;
+      }
+      if (ar.failed()) {
+        LOG.log(Level.WARNING, "loading the next window failed; retrying on the next interval", ar.cause());
+        return;
+      }
+      List<ScheduledTask> rows = ar.result();
+      long now = clock.nowMillis();
+      boolean refused = false;
+      for (ScheduledTask t : rows) {
+        if (schedule.add(t, now) == TieredSchedule.Admission.REFUSED_FULL) {
+          refused = true;
+          break;
+        }
+        cursorTimeMs = t.triggerTimeMs();
+        cursorTaskId = t.taskId();
+      }
+      metrics.recordLoaded(rows.size());
+      arm();
+      if (!refused && rows.size() == limit) {
+        vertx.runOnContext(v -> load()); // more in this window: keep going
+      }
+    });
+  }
+
+  /** Sets the single wake-up timer for the earliest non-empty bucket, if earlier than the current one. */
+  private void arm() {
+    if (schedule == null) {
+      return;
+    }
+    long next = schedule.nextWakeupMs();
+    if (next == Long.MAX_VALUE) {
+      return;
+    }
+    long now = clock.nowMillis();
+    long at = Math.min(next, now + MAX_SLEEP_MS);
+    if (wakeTimerId >= 0 && at >= wakeAtMs) {
+      return;
+    }
+    cancelWake();
+    wakeAtMs = at;
+    wakeTimerId = vertx.setTimer(Math.max(1, at - now), id -> {
+      wakeTimerId = -1;
+      wakeAtMs = Long.MAX_VALUE;
+      fire();
+    });
+  }
+
+  private void cancelWake() {
+    if (wakeTimerId >= 0) {
+      vertx.cancelTimer(wakeTimerId);
+      wakeTimerId = -1;
+      wakeAtMs = Long.MAX_VALUE;
+    }
+  }
+
+  private void fire() {
+    if (schedule == null) {
+      return;
+    }
+    long now = clock.nowMillis();
+    int before = schedule.size();
+    while (true) {
+      List<ScheduledTask> due = schedule.pollDue(now, tuning.claimBatch());
+      if (due.isEmpty()) {
+        break;
+      }
+      metrics.recordFiredBatch(due.size());
+      vertx.eventBus().send(Addresses.DISPATCH_DUE, new TaskBatch(due), LocalCodec.localOnly());
+    }
+    arm();
+    if (before >= tuning.memoryCap() && !schedule.isFull()) {
+      load(); // room again: pull what the cap held back
+    }
+  }
+
+  private JsonObject stats() {
+    JsonObject o = new JsonObject().put("leader", schedule != null);
+    if (schedule != null) {
+      o.put("held", schedule.size()).put("wheel", schedule.wheelSize())
+          .put("delay_queue", schedule.delayQueueSize()).put("capacity", tuning.memoryCap())
+          .put("loader_cursor_ms", cursorTimeMs);
+    }
+    return o;
+  }
+}

@@ -1,0 +1,120 @@
+package ax.e2e;
+
+import java.io.File;
+import java.io.IOException;
+import java.net.ServerSocket;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+
+/** target/ax.jar started as a user would start it, in its own process, with its output in a log file. */
+final class AxProcess implements AutoCloseable {
+  private final Process process;
+  final int port;
+  final Path log;
+
+  private AxProcess(Process process, int port, Path log) {
+    this.process = process;
+    this.port = port;
+    this.log = log;
+  }
+
+  static AxProcess start(String command, Map<String, String> env) throws Exception {
+    String jar = System.getProperty("ax.jar", "target/ax.jar");
+    if (!new File(jar).isFile()) {
+      throw new IllegalStateException(jar + " is missing: run `mvn package` (the e2e tests run in `verify`)");
+    }
+    int port = freePort();
+    Path log = Files.createTempFile("ax-e2e-", ".log");
+    List<String> cmd = new ArrayList<>(List.of(javaBin(), "-Xmx512m", "-jar", jar, command));
+    ProcessBuilder pb = new ProcessBuilder(cmd).redirectErrorStream(true).redirectOutput(log.toFile());
+    Map<String, String> e = pb.environment();
+    e.keySet().removeIf(k -> k.startsWith("AX_"));
+    e.putAll(env);
+    e.put("AX_HTTP_PORT", Integer.toString(port));
+    AxProcess p = new AxProcess(pb.start(), port, log);
+    p.awaitHealthy(Duration.ofSeconds(90));
+    return p;
+  }
+
+  private static String javaBin() {
+    return Path.of(System.getProperty("java.home"), "bin", "java").toString();
+  }
+
+  static int freePort() throws IOException {
+    try (ServerSocket s = new ServerSocket(0)) {
+      return s.getLocalPort();
+    }
+  }
+
+  private void awaitHealthy(Duration timeout) throws Exception {
+    HttpClient http = HttpClient.newHttpClient();
+    long deadline = System.nanoTime() + timeout.toNanos();
+    while (System.nanoTime() < deadline) {
+      if (!process.isAlive()) {
+        throw new IllegalStateException("ax exited with " + process.exitValue() + ":\n" + output());
+      }
+      try {
+        HttpResponse<String> r = http.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + "/health"))
+            .timeout(Duration.ofSeconds(2)).build(), HttpResponse.BodyHandlers.ofString());
+        if (r.statusCode() == 200) {
+          return;
+        }
+      } catch (IOException notYet) {
+        // not listening yet
+      }
+      Thread.sleep(200);
+    }
+    throw new IllegalStateException("ax did not become healthy within " + timeout + ":\n" + output());
+  }
+
+  String output() {
+    try {
+      return Files.readString(log);
+    } catch (IOException e) {
+      return "(no log: " + e + ")";
+    }
+  }
+
+  /** kill -9: no shutdown hook runs, the lease is not resigned, nothing is flushed. */
+  void killHard() throws InterruptedException {
+    process.destroyForcibly();
+    process.waitFor();
+  }
+
+  /** SIGTERM: a graceful stop. */
+  int stopGracefully() throws InterruptedException {
+    process.destroy();
+    return process.waitFor();
+  }
+
+  boolean isAlive() {
+    return process.isAlive();
+  }
+
+  static Map<String, String> env(String... kv) {
+    Map<String, String> m = new HashMap<>();
+    for (int i = 0; i < kv.length; i += 2) {
+      m.put(kv[i], kv[i + 1]);
+    }
+    return m;
+  }
+
+  @Override
+  public void close() throws InterruptedException {
+    if (process.isAlive()) {
+      process.destroy();
+      if (!process.waitFor(15, java.util.concurrent.TimeUnit.SECONDS)) {
+        process.destroyForcibly().waitFor();
+      }
+    }
+  }
+}

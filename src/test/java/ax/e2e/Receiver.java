@@ -1,0 +1,58 @@
+package ax.e2e;
+
+import io.vertx.core.Vertx;
+import io.vertx.core.http.HttpServer;
+import io.vertx.core.json.JsonObject;
+
+import java.time.Instant;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CopyOnWriteArrayList;
+
+/**
+ * The user's HTTP target: records every call ax makes (task, attempt, arrival, lateness, signature
+ * header) and answers by task_type: {@code *.fail} → 500, anything else → 200 with a JSON body.
+ */
+final class Receiver implements AutoCloseable {
+  record Hit(long taskId, int attempt, long arrivedAtMs, long triggerTimeMs, String signature, JsonObject body) {
+    long latenessMs() {
+      return arrivedAtMs - triggerTimeMs;
+    }
+  }
+
+  private final Vertx vertx = Vertx.vertx();
+  private final HttpServer server;
+  final List<Hit> hits = new CopyOnWriteArrayList<>();
+  final Map<Long, List<Hit>> byTask = new ConcurrentHashMap<>();
+
+  Receiver() {
+    server = vertx.createHttpServer().requestHandler(req -> req.body().onSuccess(buf -> {
+      long now = System.currentTimeMillis();
+      JsonObject body = buf.toJsonObject();
+      Hit h = new Hit(Long.parseLong(body.getString("task_id")), body.getInteger("attempt"), now,
+          Instant.parse(body.getString("trigger_time")).toEpochMilli(), req.getHeader("x-ax-signature"), body);
+      hits.add(h);
+      byTask.computeIfAbsent(h.taskId(), k -> new CopyOnWriteArrayList<>()).add(h);
+      if (body.getString("task_type").endsWith(".fail")) {
+        req.response().setStatusCode(500).end("boom");
+      } else {
+        req.response().putHeader("content-type", "application/json")
+            .end(new JsonObject().put("handled", h.taskId()).put("attempt", h.attempt()).encode());
+      }
+    })).listen(0, "127.0.0.1").await();
+  }
+
+  String url() {
+    return "http://127.0.0.1:" + server.actualPort() + "/hook";
+  }
+
+  int calls(long taskId) {
+    return byTask.getOrDefault(taskId, List.of()).size();
+  }
+
+  @Override
+  public void close() {
+    vertx.close().await();
+  }
+}

@@ -1,0 +1,264 @@
+package ax.e2e;
+
+import ax.api.auth.RequestSigning;
+import ax.testing.TestPostgres;
+import ax.testing.TestRedis;
+import io.vertx.core.json.JsonArray;
+import io.vertx.core.json.JsonObject;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestInstance;
+
+import java.sql.Connection;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * The jar as a user runs it (`ax server` against a real PostgreSQL and Redis), driven through the
+ * signed API, executing HTTP targets on a local receiver.
+ */
+@TestInstance(TestInstance.Lifecycle.PER_CLASS)
+class SchedulingIT {
+  private TestPostgres pg;
+  private Receiver receiver;
+  private AxProcess ax;
+  private ApiClient api;
+
+  @BeforeAll
+  void start() throws Exception {
+    pg = TestPostgres.create();
+    TestRedis redis = TestRedis.require();
+    receiver = new Receiver();
+    ax = AxProcess.start("server", AxProcess.env(
+        "AX_PG_URL", pg.url(),
+        "AX_REDIS_URL", redis.url(),
+        "AX_BOOTSTRAP_KEY", "e2e-key:e2e-secret-0123456789abcdef:tenant-a",
+        "AX_CALLBACK_ALLOWLIST", "127.0.0.1",
+        "AX_RETRY_BACKOFF", "300ms,600ms",
+        "AX_RATE_LIMIT", "1000"));
+    api = new ApiClient(ax.port, "e2e-key", "e2e-secret-0123456789abcdef");
+    try (Connection c = pg.connect()) {
+      c.createStatement().execute("INSERT INTO api_keys (access_key, secret, tenant_id) VALUES "
+          + "('other-key', 'other-secret-0123456789abcdef', 'tenant-b')");
+      c.createStatement().execute("INSERT INTO api_keys (access_key, secret, tenant_id, rate_limit) VALUES "
+          + "('slow-key', 'slow-secret-0123456789abcdef', 'tenant-c', '2/2')");
+    }
+  }
+
+  @AfterAll
+  void stop() throws Exception {
+    if (ax != null) {
+      ax.close();
+    }
+    if (receiver != null) {
+      receiver.close();
+    }
+    if (pg != null) {
+      pg.close();
+    }
+  }
+
+  private JsonObject task(String type, long triggerMs) {
+    return new JsonObject().put("task_type", type).put("trigger_time", Instant.ofEpochMilli(triggerMs).toString())
+        .put("callback_url", receiver.url()).put("payload", new JsonObject().put("user", 42));
+  }
+
+  private JsonObject awaitStatus(String taskId, String status, long timeoutMs) throws Exception {
+    long deadline = System.currentTimeMillis() + timeoutMs;
+    JsonObject last = null;
+    while (System.currentTimeMillis() < deadline) {
+      last = api.get("/openapi/v1/tasks/" + taskId).body();
+      if (status.equals(last.getString("status"))) {
+        return last;
+      }
+      Thread.sleep(100);
+    }
+    throw new AssertionError("task " + taskId + " did not reach " + status + "; last seen " + last + "\n" + ax.output());
+  }
+
+  @Test
+  void dueTasksFireOnTimeExactlyOnceAndRecordTheResponseAsResult() throws Exception {
+    long due = System.currentTimeMillis() + 2_000;
+    List<String> ids = new ArrayList<>();
+    for (int i = 0; i < 50; i++) {
+      ApiClient.Reply r = api.submit(task("e2e.ok", due + i * 10L));
+      assertEquals(201, r.status(), r.raw().body());
+      assertEquals("DELAYED", r.body().getString("status"));
+      ids.add(r.body().getString("task_id"));
+    }
+    for (String id : ids) {
+      JsonObject t = awaitStatus(id, "SUCCESS", 15_000);
+      assertEquals(Long.parseLong(id), t.getJsonObject("result").getLong("handled"));
+      assertEquals(1, t.getInteger("attempt"));
+    }
+    for (String id : ids) {
+      List<Receiver.Hit> hits = receiver.byTask.get(Long.parseLong(id));
+      assertEquals(1, hits.size(), "task " + id + " must be called exactly once");
+      Receiver.Hit h = hits.get(0);
+      assertTrue(h.latenessMs() >= 0, "fired " + -h.latenessMs() + " ms early");
+      assertTrue(h.latenessMs() < 1_000, "fired " + h.latenessMs() + " ms late (precision is measured in bench/)");
+      assertNotNull(h.signature());
+      assertTrue(h.signature().matches("t=\\d+,v1=[0-9a-f]{64}"), h.signature());
+    }
+  }
+
+  @Test
+  void aCancelledTaskNeverFiresAndCannotBeCancelledTwice() throws Exception {
+    String id = api.submit(task("e2e.ok", System.currentTimeMillis() + 1_500)).body().getString("task_id");
+    ApiClient.Reply cancel = api.post("/openapi/v1/tasks/" + id + "/cancel", "");
+    assertEquals(200, cancel.status(), cancel.raw().body());
+    assertEquals("CANCELLED", cancel.body().getString("status"));
+    Thread.sleep(3_000);
+    assertEquals(0, receiver.calls(Long.parseLong(id)));
+    ApiClient.Reply again = api.post("/openapi/v1/tasks/" + id + "/cancel", "");
+    assertEquals(409, again.status());
+    assertEquals("not_cancellable", again.code());
+    assertEquals("CANCELLED", again.body().getString("current_status"));
+  }
+
+  @Test
+  void aFailingTargetIsRetriedWithBackoffThenMarkedFailed() throws Exception {
+    String id = api.submit(task("e2e.fail", System.currentTimeMillis()).put("max_retry", 2)).body().getString("task_id");
+    JsonObject t = awaitStatus(id, "FAILED", 20_000);
+    assertEquals(2, t.getInteger("retry_count"));
+    assertEquals(3, receiver.calls(Long.parseLong(id)), "max_retry 2 means three attempts");
+    List<Integer> attempts = receiver.byTask.get(Long.parseLong(id)).stream().map(Receiver.Hit::attempt).toList();
+    assertEquals(List.of(1, 2, 3), attempts);
+    List<Receiver.Hit> hits = receiver.byTask.get(Long.parseLong(id));
+    assertTrue(hits.get(1).arrivedAtMs() - hits.get(0).arrivedAtMs() >= 300, "first backoff is 300 ms");
+    assertTrue(hits.get(2).arrivedAtMs() - hits.get(1).arrivedAtMs() >= 600, "second backoff is 600 ms");
+    JsonArray log = api.get("/openapi/v1/tasks/" + id + "/attempts").body().getJsonArray("items");
+    assertEquals(3, log.size());
+    assertTrue(log.getJsonObject(0).getString("error").contains("HTTP 500"));
+  }
+
+  @Test
+  void badSignatureReplayAndClockSkewAreRefusedWith401AndCreateNothing() throws Exception {
+    String body = task("e2e.auth", System.currentTimeMillis() + 600_000).encode();
+    long now = System.currentTimeMillis();
+    ApiClient.Reply bad = api.send("POST", "/openapi/v1/tasks", null, body, now, ApiClient.newNonce(), "00".repeat(32));
+    assertEquals(401, bad.status());
+    assertEquals("signature_mismatch", bad.code());
+    assertEquals("application/problem+json", bad.raw().headers().firstValue("content-type").orElse(""));
+
+    String nonce = ApiClient.newNonce();
+    assertEquals(201, api.send("POST", "/openapi/v1/tasks", null, body, now, nonce, null).status());
+    ApiClient.Reply replay = api.send("POST", "/openapi/v1/tasks", null, body, now, nonce, null);
+    assertEquals(401, replay.status());
+    assertEquals("nonce_replayed", replay.code());
+
+    ApiClient.Reply skewed = api.send("POST", "/openapi/v1/tasks", null, body, now - 301_000, ApiClient.newNonce(), null);
+    assertEquals(401, skewed.status());
+    assertEquals("timestamp_skew", skewed.code());
+
+    String tamperNonce = ApiClient.newNonce();
+    String signedForOriginal = RequestSigning.hmacSha256Hex(api.secret,
+        RequestSigning.stringToSign("POST", "/openapi/v1/tasks", "", Long.toString(now), tamperNonce,
+            body.getBytes(java.nio.charset.StandardCharsets.UTF_8)));
+    ApiClient.Reply tampered = api.send("POST", "/openapi/v1/tasks", null, body.replace("e2e.auth", "e2e.evil"), now,
+        tamperNonce, signedForOriginal);
+    assertEquals(401, tampered.status());
+
+    ApiClient.Reply unknown = new ApiClient(ax.port, "nobody", "whatever-secret-123456")
+        .post("/openapi/v1/tasks", body);
+    assertEquals(401, unknown.status());
+    assertEquals("unknown_key", unknown.code());
+
+    JsonArray items = api.get("/openapi/v1/tasks?task_type=e2e.auth&limit=50").body().getJsonArray("items");
+    assertEquals(1, items.size(), "only the one correctly signed request created a task");
+    assertTrue(api.get("/openapi/v1/tasks?task_type=e2e.evil").body().getJsonArray("items").isEmpty());
+  }
+
+  @Test
+  void invalidSubmissionsAre400NamingTheFieldAndOversizeIs413() throws Exception {
+    ApiClient.Reply missing = api.post("/openapi/v1/tasks", "{\"callback_url\":\"" + receiver.url() + "\"}");
+    assertEquals(400, missing.status());
+    assertEquals("validation_failed", missing.code());
+    assertTrue(missing.body().getString("detail").contains("task_type"), missing.body().encode());
+
+    ApiClient.Reply both = api.submit(task("e2e.v", System.currentTimeMillis()).put("delay_ms", 5));
+    assertEquals(400, both.status());
+    assertTrue(both.body().getString("detail").contains("trigger_time"), both.body().encode());
+
+    ApiClient.Reply priority = api.submit(task("e2e.v", System.currentTimeMillis()).put("priority", 12));
+    assertEquals(400, priority.status());
+    assertTrue(priority.body().getString("detail").contains("priority"), priority.body().encode());
+
+    ApiClient.Reply ssrf = api.submit(new JsonObject().put("task_type", "e2e.v")
+        .put("callback_url", "http://169.254.169.254/latest/meta-data"));
+    assertEquals(400, ssrf.status());
+    assertEquals("callback_url_not_allowed", ssrf.code());
+
+    String big = "x".repeat(70 * 1024);
+    ApiClient.Reply large = api.submit(task("e2e.v", System.currentTimeMillis()).put("payload", big));
+    assertEquals(413, large.status());
+    assertEquals("payload_too_large", large.code());
+
+    ApiClient.Reply huge = api.submit(task("e2e.v", System.currentTimeMillis()).put("payload", "y".repeat(200 * 1024)));
+    assertEquals(413, huge.status());
+  }
+
+  @Test
+  void anotherTenantsTaskIsNotFound() throws Exception {
+    String id = api.submit(task("e2e.tenant", System.currentTimeMillis() + 600_000)).body().getString("task_id");
+    ApiClient other = new ApiClient(ax.port, "other-key", "other-secret-0123456789abcdef");
+    assertEquals(404, other.get("/openapi/v1/tasks/" + id).status());
+    assertEquals("not_found", other.get("/openapi/v1/tasks/" + id).code());
+    assertEquals(404, other.post("/openapi/v1/tasks/" + id + "/cancel", "").status());
+    assertTrue(other.get("/openapi/v1/tasks?task_type=e2e.tenant").body().getJsonArray("items").isEmpty());
+    assertEquals("DELAYED", api.get("/openapi/v1/tasks/" + id).body().getString("status"));
+  }
+
+  @Test
+  void aKeyOverItsRateLimitGets429WithRetryAfter() throws Exception {
+    ApiClient slow = new ApiClient(ax.port, "slow-key", "slow-secret-0123456789abcdef");
+    int limited = 0;
+    String retryAfter = null;
+    for (int i = 0; i < 6; i++) {
+      ApiClient.Reply r = slow.get("/openapi/v1/tasks?limit=1");
+      if (r.status() == 429) {
+        limited++;
+        assertEquals("rate_limited", r.code());
+        retryAfter = r.raw().headers().firstValue("Retry-After").orElse(null);
+      }
+    }
+    assertTrue(limited >= 3, "burst 2 at 2/s: most of 6 immediate calls are refused, got " + limited);
+    assertNotNull(retryAfter);
+    assertEquals(200, api.get("/openapi/v1/tasks?limit=1").status(), "other keys are unaffected");
+  }
+
+  @Test
+  void aRepeatedBizKeyReturnsTheSameTask() throws Exception {
+    JsonObject t = task("e2e.biz", System.currentTimeMillis() + 600_000).put("biz_key", "order-77");
+    ApiClient.Reply first = api.submit(t);
+    ApiClient.Reply second = api.submit(t);
+    assertEquals(201, first.status());
+    assertEquals(200, second.status());
+    assertTrue(second.body().getBoolean("duplicate"));
+    assertEquals(first.body().getString("task_id"), second.body().getString("task_id"));
+  }
+
+  @Test
+  void healthAndMetricsAreServedWithoutSigning() throws Exception {
+    var http = java.net.http.HttpClient.newHttpClient();
+    var health = http.send(java.net.http.HttpRequest.newBuilder(
+        java.net.URI.create("http://127.0.0.1:" + ax.port + "/health")).build(),
+        java.net.http.HttpResponse.BodyHandlers.ofString());
+    JsonObject h = new JsonObject(health.body());
+    assertEquals("UP", h.getString("status"));
+    assertEquals("leader", h.getString("role"));
+    var metrics = http.send(java.net.http.HttpRequest.newBuilder(
+        java.net.URI.create("http://127.0.0.1:" + ax.port + "/metrics")).build(),
+        java.net.http.HttpResponse.BodyHandlers.ofString());
+    assertEquals(200, metrics.statusCode());
+    assertTrue(metrics.body().contains("ax_wheel_queue_depth"));
+    assertFalse(metrics.body().isEmpty());
+  }
+}

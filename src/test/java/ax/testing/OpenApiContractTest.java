@@ -1,0 +1,246 @@
+package ax.testing;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.vertx.core.Vertx;
+import io.vertx.core.buffer.Buffer;
+import io.vertx.core.http.HttpClient;
+import io.vertx.core.http.HttpClientResponse;
+import io.vertx.core.http.HttpMethod;
+import io.vertx.core.http.HttpServer;
+import io.vertx.core.http.RequestOptions;
+import io.vertx.core.json.JsonArray;
+import io.vertx.core.json.JsonObject;
+import io.vertx.json.schema.OutputUnit;
+import io.vertx.openapi.contract.OpenAPIContract;
+import io.vertx.openapi.contract.Operation;
+import io.vertx.openapi.contract.Parameter;
+import io.vertx.openapi.contract.SecurityRequirement;
+import io.vertx.openapi.contract.SecurityScheme;
+import io.vertx.openapi.validation.RequestValidator;
+import io.vertx.openapi.validation.SchemaValidationException;
+import io.vertx.openapi.validation.ValidatorException;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.stream.Collectors;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+
+/**
+ * openapi.yaml loads with vertx-openapi 5.0.7 and its schemas reject what the contract says they reject.
+ * Requests go through {@link RequestValidator}, the same validator the OpenAPI router uses.
+ */
+class OpenApiContractTest {
+
+  private static final Map<String, String> OPERATIONS = Map.of(
+      "createTask", "POST /openapi/v1/tasks",
+      "getTask", "GET /openapi/v1/tasks/{task_id}",
+      "cancelTask", "POST /openapi/v1/tasks/{task_id}/cancel",
+      "listTasks", "GET /openapi/v1/tasks",
+      "createTaskBatch", "POST /openapi/v1/tasks/batch",
+      "runTaskSync", "POST /openapi/v1/tasks/sync",
+      "listTaskAttempts", "GET /openapi/v1/tasks/{task_id}/attempts",
+      "health", "GET /health",
+      "metrics", "GET /metrics");
+
+  private static final String VALID_TASK =
+      "{\"task_type\":\"coupon.grant\",\"delay_ms\":5000,\"callback_url\":\"https://hooks.example.com/grant\","
+          + "\"payload\":{\"user\":42}}";
+
+  private static Vertx vertx;
+  private static OpenAPIContract contract;
+  private static HttpServer server;
+  private static HttpClient client;
+
+  @BeforeAll
+  static void loadContractAndStartValidatingServer() {
+    vertx = Vertx.vertx();
+    contract = OpenAPIContract.from(vertx, "openapi.yaml").await();
+    RequestValidator validator = RequestValidator.create(vertx, contract);
+    // Answers 200 with the validated body, or 400 with what the validator said.
+    server = vertx.createHttpServer()
+        .requestHandler(req -> validator.validate(req).onComplete(ar -> {
+          if (ar.succeeded()) {
+            var body = ar.result().getBody();
+            req.response().setStatusCode(200)
+                .end(new JsonObject().put("body", body == null ? null : body.get()).encode());
+          } else {
+            req.response().setStatusCode(400).end(describe(ar.cause()).encode());
+          }
+        }))
+        .listen(0, "127.0.0.1").await();
+    client = vertx.createHttpClient();
+  }
+
+  @AfterAll
+  static void close() {
+    if (vertx != null) {
+      vertx.close().await();
+    }
+  }
+
+  @Test
+  void contractDeclaresExactlyTheOperationsOfApiMd() {
+    Set<String> ids = contract.operations().stream().map(Operation::getOperationId).collect(Collectors.toSet());
+    assertEquals(OPERATIONS.keySet(), ids);
+    OPERATIONS.forEach((id, route) -> {
+      Operation op = contract.operation(id);
+      assertNotNull(op, id);
+      assertEquals(route, op.getHttpMethod().name() + " " + op.getOpenAPIPath(), id);
+    });
+  }
+
+  @Test
+  void signedOperationsRequireHmacAuthAndTheSigningHeaders() {
+    SecurityScheme scheme = contract.securityScheme("hmacAuth");
+    assertEquals("apiKey", scheme.getType());
+    assertEquals("header", scheme.getIn());
+    assertEquals("X-Ax-Signature", scheme.getName());
+
+    for (String id : OPERATIONS.keySet()) {
+      Operation op = contract.operation(id);
+      List<SecurityRequirement> security = op.getSecurityRequirements();
+      Set<String> headers = op.getParameters().stream()
+          .filter(p -> p.getIn().name().equals("HEADER") && p.isRequired())
+          .map(Parameter::getName).collect(Collectors.toSet());
+      if (id.equals("health") || id.equals("metrics")) {
+        assertTrue(security.isEmpty() || security.stream().allMatch(SecurityRequirement::isEmpty), id);
+        assertTrue(headers.isEmpty(), id);
+      } else {
+        assertEquals(1, security.size(), id);
+        assertEquals(Set.of("hmacAuth"), security.get(0).getNames(), id);
+        assertEquals(Set.of("X-Ax-Key", "X-Ax-Timestamp", "X-Ax-Nonce"), headers, id);
+      }
+    }
+  }
+
+  @Test
+  void createTaskAcceptsTheSigningTestVectorBody() {
+    Result r = send(HttpMethod.POST, "/openapi/v1/tasks", VALID_TASK, signingHeaders());
+    assertEquals(200, r.status, r.body.encode());
+    assertEquals("coupon.grant", r.body.getJsonObject("body").getString("task_type"));
+  }
+
+  @Test
+  void createTaskRejectsAnUnknownField() {
+    Result r = send(HttpMethod.POST, "/openapi/v1/tasks",
+        "{\"task_type\":\"coupon.grant\",\"processor\":\"p1\",\"colour\":\"red\"}", signingHeaders());
+    assertEquals(400, r.status, r.body.encode());
+    assertEquals("INVALID_VALUE", r.body.getString("type"), r.body.encode());
+    assertTrue(r.body.encode().contains("colour"), r.body.encode());
+  }
+
+  @Test
+  void createTaskRejectsPriorityTwelve() {
+    Result r = send(HttpMethod.POST, "/openapi/v1/tasks",
+        "{\"task_type\":\"coupon.grant\",\"processor\":\"p1\",\"priority\":12}", signingHeaders());
+    assertEquals(400, r.status, r.body.encode());
+    assertEquals("INVALID_VALUE", r.body.getString("type"), r.body.encode());
+    // The top-level message blames additionalProperties; the real reason is in the output unit's errors.
+    assertTrue(r.body.getJsonArray("errors").stream()
+        .map(JsonObject.class::cast)
+        .anyMatch(e -> "/priority".equals(e.getString("instanceLocation"))
+            && e.getString("error", "").contains("9")), r.body.encode());
+  }
+
+  @Test
+  void createTaskRejectsAMissingTaskTypeAndABadTaskType() {
+    assertEquals(400, send(HttpMethod.POST, "/openapi/v1/tasks", "{\"processor\":\"p1\"}", signingHeaders()).status);
+    assertEquals(400, send(HttpMethod.POST, "/openapi/v1/tasks",
+        "{\"task_type\":\"has space\",\"processor\":\"p1\"}", signingHeaders()).status);
+  }
+
+  @Test
+  void signedRequestsNeedWellFormedSigningHeaders() {
+    Map<String, String> badNonce = signingHeaders();
+    badNonce.put("X-Ax-Nonce", "short");
+    Result r = send(HttpMethod.POST, "/openapi/v1/tasks", VALID_TASK, badNonce);
+    assertEquals(400, r.status, r.body.encode());
+    assertTrue(r.body.getString("message").contains("X-Ax-Nonce"), r.body.encode());
+
+    Map<String, String> noKey = signingHeaders();
+    noKey.remove("X-Ax-Key");
+    assertEquals(400, send(HttpMethod.GET, "/openapi/v1/tasks/123", null, noKey).status);
+  }
+
+  @Test
+  void listTasksLimitIsOneToFiveHundred() {
+    assertEquals(200, send(HttpMethod.GET, "/openapi/v1/tasks?limit=500&status=DELAYED", null, signingHeaders()).status);
+    assertEquals(400, send(HttpMethod.GET, "/openapi/v1/tasks?limit=501", null, signingHeaders()).status);
+    assertEquals(400, send(HttpMethod.GET, "/openapi/v1/tasks?limit=0", null, signingHeaders()).status);
+    assertEquals(400, send(HttpMethod.GET, "/openapi/v1/tasks?status=WAITING", null, signingHeaders()).status);
+  }
+
+  @Test
+  void taskIdIsADecimalString() {
+    assertEquals(200, send(HttpMethod.GET, "/openapi/v1/tasks/7393824110912345678", null, signingHeaders()).status);
+    assertEquals(400, send(HttpMethod.GET, "/openapi/v1/tasks/abc", null, signingHeaders()).status);
+    assertEquals(400, send(HttpMethod.GET, "/openapi/v1/tasks/12345678901234567890", null, signingHeaders()).status);
+  }
+
+  @Test
+  void batchTakesOneToAThousandTasks() {
+    assertEquals(200, send(HttpMethod.POST, "/openapi/v1/tasks/batch",
+        "{\"tasks\":[" + VALID_TASK + "," + VALID_TASK + "]}", signingHeaders()).status);
+    assertEquals(400, send(HttpMethod.POST, "/openapi/v1/tasks/batch", "{\"tasks\":[]}", signingHeaders()).status);
+    StringBuilder many = new StringBuilder("{\"tasks\":[");
+    for (int i = 0; i < 1001; i++) {
+      many.append(i == 0 ? "" : ",").append("{\"task_type\":\"t\",\"processor\":\"p\"}");
+    }
+    assertEquals(400, send(HttpMethod.POST, "/openapi/v1/tasks/batch", many.append("]}").toString(),
+        signingHeaders()).status);
+  }
+
+  // ---------------------------------------------------------------------------------------------
+
+  private record Result(int status, JsonObject body) {}
+
+  private static Map<String, String> signingHeaders() {
+    Map<String, String> h = new java.util.HashMap<>();
+    h.put("X-Ax-Key", "ak-test");
+    h.put("X-Ax-Timestamp", "1764460800000");
+    h.put("X-Ax-Nonce", "n0nce-abc123");
+    h.put("X-Ax-Signature", "6e5f2760ca9c56d38fa872a44dbea742d7ca91285e082d1591d89fa1d809f808");
+    return h;
+  }
+
+  private static Result send(HttpMethod method, String uri, String body, Map<String, String> headers) {
+    RequestOptions o = new RequestOptions().setMethod(method).setHost("127.0.0.1").setPort(server.actualPort())
+        .setURI(uri);
+    headers.forEach(o::putHeader);
+    if (body != null) {
+      o.putHeader("Content-Type", "application/json");
+    }
+    HttpClientResponse resp = client.request(o)
+        .compose(req -> body == null ? req.send() : req.send(Buffer.buffer(body)))
+        .await();
+    Buffer b = resp.body().await();
+    return new Result(resp.statusCode(), b.toJsonObject());
+  }
+
+  private static JsonObject describe(Throwable t) {
+    JsonObject j = new JsonObject().put("exception", t.getClass().getSimpleName()).put("message", t.getMessage());
+    if (t instanceof ValidatorException ve) {
+      j.put("type", ve.type().name());
+    }
+    JsonArray errors = new JsonArray();
+    if (t instanceof SchemaValidationException sve && sve.getOutputUnit() != null) {
+      collect(sve.getOutputUnit(), errors);
+    }
+    return j.put("errors", errors);
+  }
+
+  private static void collect(OutputUnit u, JsonArray into) {
+    if (u.getError() != null) {
+      into.add(new JsonObject().put("instanceLocation", u.getInstanceLocation())
+          .put("keywordLocation", u.getKeywordLocation()).put("error", u.getError()));
+    }
+    if (u.getErrors() != null) {
+      u.getErrors().forEach(e -> collect(e, into));
+    }
+  }
+}
