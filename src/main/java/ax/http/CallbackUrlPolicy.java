@@ -38,173 +38,173 @@ import java.util.regex.Pattern;
  */
 public final class CallbackUrlPolicy {
 
-    /** Error code for a URL that is not a well-formed absolute http(s) URL. */
-    public static final String VALIDATION_FAILED = "validation_failed";
-    /** Error code for a well-formed URL whose host is not allowed or resolves somewhere forbidden. */
-    public static final String NOT_ALLOWED = "callback_url_not_allowed";
-    /** Longest URL accepted. */
-    public static final int MAX_URL_LENGTH = 2048;
+  /** Error code for a URL that is not a well-formed absolute http(s) URL. */
+  public static final String VALIDATION_FAILED = "validation_failed";
+  /** Error code for a well-formed URL whose host is not allowed or resolves somewhere forbidden. */
+  public static final String NOT_ALLOWED = "callback_url_not_allowed";
+  /** Longest URL accepted. */
+  public static final int MAX_URL_LENGTH = 2048;
 
-    /**
-     * The answer to a check.
-     *
-     * @param allowed whether the URL may be called
-     * @param code    null when allowed, else {@link #VALIDATION_FAILED} or {@link #NOT_ALLOWED}
-     * @param detail  null when allowed, else why, for the problem response's {@code detail}
-     */
-    public record Verdict(boolean allowed, String code, String detail) {
-        private static final Verdict OK = new Verdict(true, null, null);
+  /**
+   * The answer to a check.
+   *
+   * @param allowed whether the URL may be called
+   * @param code    null when allowed, else {@link #VALIDATION_FAILED} or {@link #NOT_ALLOWED}
+   * @param detail  null when allowed, else why, for the problem response's {@code detail}
+   */
+  public record Verdict(boolean allowed, String code, String detail) {
+    private static final Verdict OK = new Verdict(true, null, null);
 
-        public static Verdict ok() {
-            return OK;
-        }
-
-        static Verdict invalid(String detail) {
-            return new Verdict(false, VALIDATION_FAILED, detail);
-        }
-
-        static Verdict notAllowed(String detail) {
-            return new Verdict(false, NOT_ALLOWED, detail);
-        }
+    public static Verdict ok() {
+      return OK;
     }
 
-    /** A WHATWG URL parser treats a host whose last label is numeric as an IPv4 address. */
-    private static final Pattern NUMERIC_LAST_LABEL = Pattern.compile("(?:^|.*\\.)(?:\\d+|0x[0-9a-f]*)\\.?");
-    private static final Pattern CANONICAL_IPV4 =
-            Pattern.compile("(?:(?:25[0-5]|2[0-4]\\d|1\\d\\d|[1-9]?\\d)\\.){3}(?:25[0-5]|2[0-4]\\d|1\\d\\d|[1-9]?\\d)");
-
-    private final Set<String> exactHosts = new HashSet<>();
-    /** Wildcard entries as suffixes: {@code *.example.com} is stored as {@code .example.com}. */
-    private final List<String> subdomainSuffixes = new ArrayList<>();
-
-    /**
-     * @param allowedHosts host names or IP literals (IPv6 with or without brackets), case-insensitive;
-     *                     {@code *.example.com} for subdomains; blank entries are ignored
-     * @throws IllegalArgumentException for an entry with a {@code *} anywhere but a leading
-     *                                  {@code *.} followed by a domain
-     */
-    public CallbackUrlPolicy(Collection<String> allowedHosts) {
-        for (String entry : allowedHosts) {
-            String host = normalizeHost(entry.trim());
-            if (host.isEmpty()) {
-                continue;
-            }
-            String rest = host.startsWith("*.") ? host.substring(2) : host;
-            if (rest.isEmpty() || rest.contains("*")) {
-                throw new IllegalArgumentException("callback allow-list entry \"" + entry
-                        + "\" is not a host, an IP address or *.domain");
-            }
-            if (host.startsWith("*.")) {
-                subdomainSuffixes.add("." + rest);
-            } else {
-                exactHosts.add(host);
-            }
-        }
+    static Verdict invalid(String detail) {
+      return new Verdict(false, VALIDATION_FAILED, detail);
     }
 
-    /**
-     * Checks a URL's form and its host against the allow-list, without DNS: an absolute {@code http}
-     * or {@code https} URL of at most {@value #MAX_URL_LENGTH} characters, with a host, no user info,
-     * a port in 1–65535 if one is given, and no fragment.
-     */
-    public Verdict checkUrl(String url) {
-        if (url == null || url.isBlank()) {
-            return Verdict.invalid("callback URL is empty");
-        }
-        if (url.length() > MAX_URL_LENGTH) {
-            return Verdict.invalid("callback URL is longer than " + MAX_URL_LENGTH + " characters");
-        }
-        URI uri;
-        try {
-            uri = new URI(url);
-        } catch (URISyntaxException e) {
-            return Verdict.invalid("callback URL is malformed: " + e.getReason() + " at index " + e.getIndex());
-        }
-        String scheme = uri.getScheme() == null ? "" : uri.getScheme().toLowerCase(Locale.ROOT);
-        if (!scheme.equals("http") && !scheme.equals("https")) {
-            return Verdict.invalid("callback URL must be an absolute http or https URL");
-        }
-        if (uri.isOpaque()) {
-            return Verdict.invalid("callback URL must have the form " + scheme + "://host/path");
-        }
-        if (uri.getRawUserInfo() != null) {
-            return Verdict.invalid("callback URL must not contain user info");
-        }
-        if (uri.getHost() == null) {
-            return Verdict.invalid("callback URL has no valid host");
-        }
-        if (uri.getPort() != -1 && (uri.getPort() < 1 || uri.getPort() > 65_535)) {
-            return Verdict.invalid("callback URL port must be 1–65535, was " + uri.getPort());
-        }
-        if (uri.getRawFragment() != null) {
-            return Verdict.invalid("callback URL must not contain a fragment");
-        }
-        String host = normalizeHost(uri.getHost());
-        if (isAmbiguousNumber(host)) {
-            return Verdict.invalid("callback URL host " + uri.getHost()
-                    + " is a numeric address in a non-standard form; write it as a.b.c.d");
-        }
-        if (!isListed(host)) {
-            return Verdict.notAllowed("callback host " + uri.getHost() + " is not on the allow-list");
-        }
-        return Verdict.ok();
+    static Verdict notAllowed(String detail) {
+      return new Verdict(false, NOT_ALLOWED, detail);
     }
+  }
 
-    /**
-     * Checks where an allowed host actually points. Refused when the host is not on the allow-list,
-     * when there is no address, or when any address is loopback, unspecified, link-local (including
-     * 169.254.0.0/16), private (10/8, 172.16/12, 192.168/16, fec0::/10), unique-local (fc00::/7),
-     * carrier-grade NAT (100.64/10), multicast, reserved or broadcast (0/8, 240/4), or a cloud
-     * metadata address (169.254.169.254, fd00:ec2::254) — also in IPv4-mapped, IPv4-compatible or
-     * NAT64 (64:ff9b::/96) form. A host listed exactly (not through a wildcard) may resolve anywhere.
-     *
-     * @param host      the host as written in the URL ({@code URI.getHost()}, brackets allowed)
-     * @param addresses every address the host resolved to
-     */
-    public Verdict checkResolved(String host, List<InetAddress> addresses) {
-        String normalized = host == null ? "" : normalizeHost(host);
-        if (!isListed(normalized)) {
-            return Verdict.notAllowed("callback host " + host + " is not on the allow-list");
-        }
-        if (addresses == null || addresses.isEmpty()) {
-            return Verdict.notAllowed("callback host " + host + " resolved to no address");
-        }
-        if (exactHosts.contains(normalized)) {
-            return Verdict.ok();
-        }
-        for (InetAddress address : addresses) {
-            String kind = InternalAddresses.kindOf(address);
-            if (kind != null) {
-                return Verdict.notAllowed("callback host " + host + " resolves to " + address.getHostAddress()
-                        + ", a " + kind + " address");
-            }
-        }
-        return Verdict.ok();
-    }
+  /** A WHATWG URL parser treats a host whose last label is numeric as an IPv4 address. */
+  private static final Pattern NUMERIC_LAST_LABEL = Pattern.compile("(?:^|.*\\.)(?:\\d+|0x[0-9a-f]*)\\.?");
+  private static final Pattern CANONICAL_IPV4 =
+      Pattern.compile("(?:(?:25[0-5]|2[0-4]\\d|1\\d\\d|[1-9]?\\d)\\.){3}(?:25[0-5]|2[0-4]\\d|1\\d\\d|[1-9]?\\d)");
 
-    private boolean isListed(String host) {
-        if (exactHosts.contains(host)) {
-            return true;
-        }
-        for (String suffix : subdomainSuffixes) {
-            if (host.endsWith(suffix)) {
-                return true;
-            }
-        }
-        return false;
-    }
+  private final Set<String> exactHosts = new HashSet<>();
+  /** Wildcard entries as suffixes: {@code *.example.com} is stored as {@code .example.com}. */
+  private final List<String> subdomainSuffixes = new ArrayList<>();
 
-    private static boolean isAmbiguousNumber(String host) {
-        return !host.contains(":") && NUMERIC_LAST_LABEL.matcher(host).matches()
-                && !CANONICAL_IPV4.matcher(host).matches();
+  /**
+   * @param allowedHosts host names or IP literals (IPv6 with or without brackets), case-insensitive;
+   *                     {@code *.example.com} for subdomains; blank entries are ignored
+   * @throws IllegalArgumentException for an entry with a {@code *} anywhere but a leading
+   *                                  {@code *.} followed by a domain
+   */
+  public CallbackUrlPolicy(Collection<String> allowedHosts) {
+    for (String entry : allowedHosts) {
+      String host = normalizeHost(entry.trim());
+      if (host.isEmpty()) {
+        continue;
+      }
+      String rest = host.startsWith("*.") ? host.substring(2) : host;
+      if (rest.isEmpty() || rest.contains("*")) {
+        throw new IllegalArgumentException("callback allow-list entry \"" + entry
+            + "\" is not a host, an IP address or *.domain");
+      }
+      if (host.startsWith("*.")) {
+        subdomainSuffixes.add("." + rest);
+      } else {
+        exactHosts.add(host);
+      }
     }
+  }
 
-    /** Lower case, IPv6 brackets removed, so {@code [::1]} and {@code ::1} compare equal. */
-    private static String normalizeHost(String host) {
-        String lower = host.toLowerCase(Locale.ROOT);
-        if (lower.length() >= 2 && lower.startsWith("[") && lower.endsWith("]")) {
-            return lower.substring(1, lower.length() - 1);
-        }
-        return lower;
+  /**
+   * Checks a URL's form and its host against the allow-list, without DNS: an absolute {@code http}
+   * or {@code https} URL of at most {@value #MAX_URL_LENGTH} characters, with a host, no user info,
+   * a port in 1–65535 if one is given, and no fragment.
+   */
+  public Verdict checkUrl(String url) {
+    if (url == null || url.isBlank()) {
+      return Verdict.invalid("callback URL is empty");
     }
+    if (url.length() > MAX_URL_LENGTH) {
+      return Verdict.invalid("callback URL is longer than " + MAX_URL_LENGTH + " characters");
+    }
+    URI uri;
+    try {
+      uri = new URI(url);
+    } catch (URISyntaxException e) {
+      return Verdict.invalid("callback URL is malformed: " + e.getReason() + " at index " + e.getIndex());
+    }
+    String scheme = uri.getScheme() == null ? "" : uri.getScheme().toLowerCase(Locale.ROOT);
+    if (!scheme.equals("http") && !scheme.equals("https")) {
+      return Verdict.invalid("callback URL must be an absolute http or https URL");
+    }
+    if (uri.isOpaque()) {
+      return Verdict.invalid("callback URL must have the form " + scheme + "://host/path");
+    }
+    if (uri.getRawUserInfo() != null) {
+      return Verdict.invalid("callback URL must not contain user info");
+    }
+    if (uri.getHost() == null) {
+      return Verdict.invalid("callback URL has no valid host");
+    }
+    if (uri.getPort() != -1 && (uri.getPort() < 1 || uri.getPort() > 65_535)) {
+      return Verdict.invalid("callback URL port must be 1–65535, was " + uri.getPort());
+    }
+    if (uri.getRawFragment() != null) {
+      return Verdict.invalid("callback URL must not contain a fragment");
+    }
+    String host = normalizeHost(uri.getHost());
+    if (isAmbiguousNumber(host)) {
+      return Verdict.invalid("callback URL host " + uri.getHost()
+          + " is a numeric address in a non-standard form; write it as a.b.c.d");
+    }
+    if (!isListed(host)) {
+      return Verdict.notAllowed("callback host " + uri.getHost() + " is not on the allow-list");
+    }
+    return Verdict.ok();
+  }
+
+  /**
+   * Checks where an allowed host actually points. Refused when the host is not on the allow-list,
+   * when there is no address, or when any address is loopback, unspecified, link-local (including
+   * 169.254.0.0/16), private (10/8, 172.16/12, 192.168/16, fec0::/10), unique-local (fc00::/7),
+   * carrier-grade NAT (100.64/10), multicast, reserved or broadcast (0/8, 240/4), or a cloud
+   * metadata address (169.254.169.254, fd00:ec2::254) — also in IPv4-mapped, IPv4-compatible or
+   * NAT64 (64:ff9b::/96) form. A host listed exactly (not through a wildcard) may resolve anywhere.
+   *
+   * @param host      the host as written in the URL ({@code URI.getHost()}, brackets allowed)
+   * @param addresses every address the host resolved to
+   */
+  public Verdict checkResolved(String host, List<InetAddress> addresses) {
+    String normalized = host == null ? "" : normalizeHost(host);
+    if (!isListed(normalized)) {
+      return Verdict.notAllowed("callback host " + host + " is not on the allow-list");
+    }
+    if (addresses == null || addresses.isEmpty()) {
+      return Verdict.notAllowed("callback host " + host + " resolved to no address");
+    }
+    if (exactHosts.contains(normalized)) {
+      return Verdict.ok();
+    }
+    for (InetAddress address : addresses) {
+      String kind = InternalAddresses.kindOf(address);
+      if (kind != null) {
+        return Verdict.notAllowed("callback host " + host + " resolves to " + address.getHostAddress()
+            + ", a " + kind + " address");
+      }
+    }
+    return Verdict.ok();
+  }
+
+  private boolean isListed(String host) {
+    if (exactHosts.contains(host)) {
+      return true;
+    }
+    for (String suffix : subdomainSuffixes) {
+      if (host.endsWith(suffix)) {
+        return true;
+      }
+    }
+    return false;
+  }
+
+  private static boolean isAmbiguousNumber(String host) {
+    return !host.contains(":") && NUMERIC_LAST_LABEL.matcher(host).matches()
+        && !CANONICAL_IPV4.matcher(host).matches();
+  }
+
+  /** Lower case, IPv6 brackets removed, so {@code [::1]} and {@code ::1} compare equal. */
+  private static String normalizeHost(String host) {
+    String lower = host.toLowerCase(Locale.ROOT);
+    if (lower.length() >= 2 && lower.startsWith("[") && lower.endsWith("]")) {
+      return lower.substring(1, lower.length() - 1);
+    }
+    return lower;
+  }
 }

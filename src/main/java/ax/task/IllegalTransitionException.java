@@ -6,20 +6,20 @@ package ax.task;
  */
 public class IllegalTransitionException extends RuntimeException {
 
-    private final TaskStatus from;
-    private final TaskStatus to;
+  private final TaskStatus from;
+  private final TaskStatus to;
 
-    public IllegalTransitionException(TaskStatus from, TaskStatus to) {
-        super("illegal task status transition " + from + " -> " + to);
-        this.from = from;
-        this.to = to;
-    }
+  public IllegalTransitionException(TaskStatus from, TaskStatus to) {
+    super("illegal task status transition " + from + " -> " + to);
+    this.from = from;
+    this.to = to;
+  }
 
-    public TaskStatus from() {
-        return from;
-    }
+  public TaskStatus from() {
+    return from;
+  }
 
-    public TaskStatus to() {
-        return to;
-    }
+  public TaskStatus to() {
+    return to;
+  }
 }

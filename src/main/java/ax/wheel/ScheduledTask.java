@@ -11,16 +11,16 @@ package ax.wheel;
  */
 public record ScheduledTask(long taskId, long triggerTimeMs, int priority) {
 
-    /** Lowest priority a task may have. */
-    public static final int MIN_PRIORITY = 0;
-    /** Highest priority a task may have. */
-    public static final int MAX_PRIORITY = 9;
+  /** Lowest priority a task may have. */
+  public static final int MIN_PRIORITY = 0;
+  /** Highest priority a task may have. */
+  public static final int MAX_PRIORITY = 9;
 
-    /** Rejects a priority outside 0–9, because ordering code relies on that range. */
-    public ScheduledTask {
-        if (priority < MIN_PRIORITY || priority > MAX_PRIORITY) {
-            throw new IllegalArgumentException(
-                    "priority must be " + MIN_PRIORITY + "–" + MAX_PRIORITY + ", was " + priority + " (task " + taskId + ")");
-        }
+  /** Rejects a priority outside 0–9, because ordering code relies on that range. */
+  public ScheduledTask {
+    if (priority < MIN_PRIORITY || priority > MAX_PRIORITY) {
+      throw new IllegalArgumentException(
+          "priority must be " + MIN_PRIORITY + "–" + MAX_PRIORITY + ", was " + priority + " (task " + taskId + ")");
     }
+  }
 }

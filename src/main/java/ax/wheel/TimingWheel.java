@@ -73,201 +73,201 @@ import java.util.function.Consumer;
  */
 public final class TimingWheel<T> {
 
-    /** An entry leaving the wheel because its level-0 bucket has started. */
-    public record Expired<T>(long key, long deadlineMs, T value) {
+  /** An entry leaving the wheel because its level-0 bucket has started. */
+  public record Expired<T>(long key, long deadlineMs, T value) {
+  }
+
+  private final int wheelSize;
+  /** Level 0 first; coarser levels appended on demand. */
+  private final List<Level> levels = new ArrayList<>();
+  private final Map<Long, WheelEntry<T>> entries = new HashMap<>();
+  /** Buckets holding (or recently holding) entries, earliest expiration first. */
+  private final PriorityQueue<WheelBucket<T>> queue =
+      new PriorityQueue<>(Comparator.comparingLong(WheelBucket::expirationMs));
+  /** The latest time this wheel has been told; never decreases. */
+  private long timeMs;
+
+  /**
+   * @param tickMs    width of a level-0 bucket, at least 1
+   * @param wheelSize buckets per level, at least 2
+   * @param startMs   the wheel's initial time
+   */
+  public TimingWheel(long tickMs, int wheelSize, long startMs) {
+    if (tickMs < 1) {
+      throw new IllegalArgumentException("tickMs must be at least 1, was " + tickMs);
     }
-
-    private final int wheelSize;
-    /** Level 0 first; coarser levels appended on demand. */
-    private final List<Level> levels = new ArrayList<>();
-    private final Map<Long, WheelEntry<T>> entries = new HashMap<>();
-    /** Buckets holding (or recently holding) entries, earliest expiration first. */
-    private final PriorityQueue<WheelBucket<T>> queue =
-            new PriorityQueue<>(Comparator.comparingLong(WheelBucket::expirationMs));
-    /** The latest time this wheel has been told; never decreases. */
-    private long timeMs;
-
-    /**
-     * @param tickMs    width of a level-0 bucket, at least 1
-     * @param wheelSize buckets per level, at least 2
-     * @param startMs   the wheel's initial time
-     */
-    public TimingWheel(long tickMs, int wheelSize, long startMs) {
-        if (tickMs < 1) {
-            throw new IllegalArgumentException("tickMs must be at least 1, was " + tickMs);
-        }
-        if (wheelSize < 2) {
-            throw new IllegalArgumentException("wheelSize must be at least 2, was " + wheelSize);
-        }
-        this.wheelSize = wheelSize;
-        this.timeMs = startMs;
-        levels.add(new Level(tickMs, startMs));
+    if (wheelSize < 2) {
+      throw new IllegalArgumentException("wheelSize must be at least 2, was " + wheelSize);
     }
+    this.wheelSize = wheelSize;
+    this.timeMs = startMs;
+    levels.add(new Level(tickMs, startMs));
+  }
 
-    /**
-     * Adds an entry, or replaces the entry already scheduled under {@code key} (the old one is removed
-     * first and will never be handed out). A deadline in the current tick or in the past is accepted
-     * and handed out by the next {@link #advance}.
-     */
-    public void schedule(long key, long deadlineMs, T value) {
-        cancel(key);
-        WheelEntry<T> entry = new WheelEntry<>(key, deadlineMs, value);
-        entries.put(key, entry);
+  /**
+   * Adds an entry, or replaces the entry already scheduled under {@code key} (the old one is removed
+   * first and will never be handed out). A deadline in the current tick or in the past is accepted
+   * and handed out by the next {@link #advance}.
+   */
+  public void schedule(long key, long deadlineMs, T value) {
+    cancel(key);
+    WheelEntry<T> entry = new WheelEntry<>(key, deadlineMs, value);
+    entries.put(key, entry);
+    if (!place(entry)) {
+      Level finest = levels.get(0);
+      insert(finest, finest.currentTickMs, entry);
+    }
+  }
+
+  /** Removes the entry under {@code key} in O(1); returns whether there was one. */
+  public boolean cancel(long key) {
+    WheelEntry<T> entry = entries.remove(key);
+    if (entry == null) {
+      return false;
+    }
+    entry.bucket.remove(entry);
+    return true;
+  }
+
+  public boolean contains(long key) {
+    return entries.containsKey(key);
+  }
+
+  /** Number of entries in the wheel. */
+  public int size() {
+    return entries.size();
+  }
+
+  /**
+   * Moves the wheel to {@code nowMs} and hands every entry whose level-0 bucket has started
+   * (bucket start ≤ now) to {@code sink}, each exactly once. A time earlier than the wheel's
+   * current time is treated as the current time. If the sink throws, the entries not yet handed out
+   * stay in the wheel and the next call resumes with them.
+   */
+  public void advance(long nowMs, Consumer<Expired<T>> sink) {
+    Objects.requireNonNull(sink, "sink");
+    timeMs = Math.max(timeMs, nowMs);
+    WheelBucket<T> bucket;
+    while ((bucket = queue.peek()) != null && bucket.expirationMs() <= timeMs) {
+      queue.poll();
+      bucket.dequeued();
+      advanceLevels(bucket.expirationMs());
+      flush(bucket, sink);
+    }
+    advanceLevels(timeMs);
+  }
+
+  /**
+   * The expiration of the earliest non-empty bucket — when the driver should next call
+   * {@link #advance} — or {@code Long.MAX_VALUE} when the wheel is empty. It may be the start of a
+   * coarse bucket that {@code advance} will only cascade; it is never later than the start of the
+   * level-0 tick of any entry. A value at or before the current time means "advance now".
+   */
+  public long nextExpirationMs() {
+    WheelBucket<T> head;
+    while ((head = queue.peek()) != null && head.isEmpty()) {
+      queue.poll();
+      head.dequeued();
+    }
+    return head == null ? Long.MAX_VALUE : head.expirationMs();
+  }
+
+  /**
+   * Puts an entry that is not yet due into the finest level whose span reaches its deadline.
+   *
+   * @return false when the entry is due (its deadline is within level 0's current tick or earlier)
+   */
+  private boolean place(WheelEntry<T> entry) {
+    Level level = levels.get(0);
+    if (level.isCurrentOrPast(entry.deadlineMs)) {
+      return false;
+    }
+    for (int index = 1; !level.covers(entry.deadlineMs); index++) {
+      level = levelAt(index);
+    }
+    insert(level, level.tickStart(entry.deadlineMs), entry);
+    return true;
+  }
+
+  private void insert(Level level, long bucketStartMs, WheelEntry<T> entry) {
+    WheelBucket<T> bucket = level.bucketAt(bucketStartMs);
+    bucket.add(entry);
+    if (bucket.enqueue(bucketStartMs)) {
+      queue.offer(bucket);
+    }
+  }
+
+  /** Re-places each entry of a bucket whose time has come; those now due go to the sink. */
+  private void flush(WheelBucket<T> bucket, Consumer<Expired<T>> sink) {
+    try {
+      WheelEntry<T> entry;
+      while ((entry = bucket.pollFirst()) != null) {
         if (!place(entry)) {
-            Level finest = levels.get(0);
-            insert(finest, finest.currentTickMs, entry);
+          entries.remove(entry.key);
+          sink.accept(new Expired<>(entry.key, entry.deadlineMs, entry.value));
         }
+      }
+    } finally {
+      // Only reached with entries left when the sink threw: requeue them rather than lose them.
+      if (!bucket.isEmpty() && bucket.enqueue(bucket.expirationMs())) {
+        queue.offer(bucket);
+      }
+    }
+  }
+
+  private void advanceLevels(long toMs) {
+    for (Level level : levels) {
+      level.advanceTo(toMs);
+    }
+  }
+
+  /** Returns level {@code index}, creating it from the level below when it does not exist yet. */
+  private Level levelAt(int index) {
+    if (index == levels.size()) {
+      Level below = levels.get(index - 1);
+      levels.add(new Level(below.intervalMs, below.currentTickMs));
+    }
+    return levels.get(index);
+  }
+
+  /** One ring of buckets; see the class comment. */
+  private final class Level {
+    final long tickMs;
+    /** {@code tickMs × wheelSize}, or {@code Long.MAX_VALUE} for a top level that spans everything. */
+    final long intervalMs;
+    final List<WheelBucket<T>> buckets;
+    /** Start of the tick holding the wheel's time, on this level's grid. */
+    long currentTickMs;
+
+    Level(long tickMs, long timeMs) {
+      this.tickMs = tickMs;
+      this.intervalMs = tickMs > Long.MAX_VALUE / wheelSize ? Long.MAX_VALUE : tickMs * wheelSize;
+      this.buckets = new ArrayList<>(wheelSize);
+      for (int i = 0; i < wheelSize; i++) {
+        buckets.add(new WheelBucket<>());
+      }
+      this.currentTickMs = tickStart(timeMs);
     }
 
-    /** Removes the entry under {@code key} in O(1); returns whether there was one. */
-    public boolean cancel(long key) {
-        WheelEntry<T> entry = entries.remove(key);
-        if (entry == null) {
-            return false;
-        }
-        entry.bucket.remove(entry);
-        return true;
+    long tickStart(long timeMs) {
+      return Math.floorDiv(timeMs, tickMs) * tickMs;
     }
 
-    public boolean contains(long key) {
-        return entries.containsKey(key);
+    /** Written without {@code tickStart} so that even {@code Long.MIN_VALUE} cannot overflow. */
+    boolean isCurrentOrPast(long deadlineMs) {
+      return deadlineMs < currentTickMs || deadlineMs - currentTickMs < tickMs;
     }
 
-    /** Number of entries in the wheel. */
-    public int size() {
-        return entries.size();
+    boolean covers(long deadlineMs) {
+      return intervalMs == Long.MAX_VALUE || deadlineMs - currentTickMs < intervalMs;
     }
 
-    /**
-     * Moves the wheel to {@code nowMs} and hands every entry whose level-0 bucket has started
-     * (bucket start ≤ now) to {@code sink}, each exactly once. A time earlier than the wheel's
-     * current time is treated as the current time. If the sink throws, the entries not yet handed out
-     * stay in the wheel and the next call resumes with them.
-     */
-    public void advance(long nowMs, Consumer<Expired<T>> sink) {
-        Objects.requireNonNull(sink, "sink");
-        timeMs = Math.max(timeMs, nowMs);
-        WheelBucket<T> bucket;
-        while ((bucket = queue.peek()) != null && bucket.expirationMs() <= timeMs) {
-            queue.poll();
-            bucket.dequeued();
-            advanceLevels(bucket.expirationMs());
-            flush(bucket, sink);
-        }
-        advanceLevels(timeMs);
+    WheelBucket<T> bucketAt(long bucketStartMs) {
+      return buckets.get((int) Math.floorMod(Math.floorDiv(bucketStartMs, tickMs), (long) wheelSize));
     }
 
-    /**
-     * The expiration of the earliest non-empty bucket — when the driver should next call
-     * {@link #advance} — or {@code Long.MAX_VALUE} when the wheel is empty. It may be the start of a
-     * coarse bucket that {@code advance} will only cascade; it is never later than the start of the
-     * level-0 tick of any entry. A value at or before the current time means "advance now".
-     */
-    public long nextExpirationMs() {
-        WheelBucket<T> head;
-        while ((head = queue.peek()) != null && head.isEmpty()) {
-            queue.poll();
-            head.dequeued();
-        }
-        return head == null ? Long.MAX_VALUE : head.expirationMs();
+    void advanceTo(long toMs) {
+      currentTickMs = Math.max(currentTickMs, tickStart(toMs));
     }
-
-    /**
-     * Puts an entry that is not yet due into the finest level whose span reaches its deadline.
-     *
-     * @return false when the entry is due (its deadline is within level 0's current tick or earlier)
-     */
-    private boolean place(WheelEntry<T> entry) {
-        Level level = levels.get(0);
-        if (level.isCurrentOrPast(entry.deadlineMs)) {
-            return false;
-        }
-        for (int index = 1; !level.covers(entry.deadlineMs); index++) {
-            level = levelAt(index);
-        }
-        insert(level, level.tickStart(entry.deadlineMs), entry);
-        return true;
-    }
-
-    private void insert(Level level, long bucketStartMs, WheelEntry<T> entry) {
-        WheelBucket<T> bucket = level.bucketAt(bucketStartMs);
-        bucket.add(entry);
-        if (bucket.enqueue(bucketStartMs)) {
-            queue.offer(bucket);
-        }
-    }
-
-    /** Re-places each entry of a bucket whose time has come; those now due go to the sink. */
-    private void flush(WheelBucket<T> bucket, Consumer<Expired<T>> sink) {
-        try {
-            WheelEntry<T> entry;
-            while ((entry = bucket.pollFirst()) != null) {
-                if (!place(entry)) {
-                    entries.remove(entry.key);
-                    sink.accept(new Expired<>(entry.key, entry.deadlineMs, entry.value));
-                }
-            }
-        } finally {
-            // Only reached with entries left when the sink threw: requeue them rather than lose them.
-            if (!bucket.isEmpty() && bucket.enqueue(bucket.expirationMs())) {
-                queue.offer(bucket);
-            }
-        }
-    }
-
-    private void advanceLevels(long toMs) {
-        for (Level level : levels) {
-            level.advanceTo(toMs);
-        }
-    }
-
-    /** Returns level {@code index}, creating it from the level below when it does not exist yet. */
-    private Level levelAt(int index) {
-        if (index == levels.size()) {
-            Level below = levels.get(index - 1);
-            levels.add(new Level(below.intervalMs, below.currentTickMs));
-        }
-        return levels.get(index);
-    }
-
-    /** One ring of buckets; see the class comment. */
-    private final class Level {
-        final long tickMs;
-        /** {@code tickMs × wheelSize}, or {@code Long.MAX_VALUE} for a top level that spans everything. */
-        final long intervalMs;
-        final List<WheelBucket<T>> buckets;
-        /** Start of the tick holding the wheel's time, on this level's grid. */
-        long currentTickMs;
-
-        Level(long tickMs, long timeMs) {
-            this.tickMs = tickMs;
-            this.intervalMs = tickMs > Long.MAX_VALUE / wheelSize ? Long.MAX_VALUE : tickMs * wheelSize;
-            this.buckets = new ArrayList<>(wheelSize);
-            for (int i = 0; i < wheelSize; i++) {
-                buckets.add(new WheelBucket<>());
-            }
-            this.currentTickMs = tickStart(timeMs);
-        }
-
-        long tickStart(long timeMs) {
-            return Math.floorDiv(timeMs, tickMs) * tickMs;
-        }
-
-        /** Written without {@code tickStart} so that even {@code Long.MIN_VALUE} cannot overflow. */
-        boolean isCurrentOrPast(long deadlineMs) {
-            return deadlineMs < currentTickMs || deadlineMs - currentTickMs < tickMs;
-        }
-
-        boolean covers(long deadlineMs) {
-            return intervalMs == Long.MAX_VALUE || deadlineMs - currentTickMs < intervalMs;
-        }
-
-        WheelBucket<T> bucketAt(long bucketStartMs) {
-            return buckets.get((int) Math.floorMod(Math.floorDiv(bucketStartMs, tickMs), (long) wheelSize));
-        }
-
-        void advanceTo(long toMs) {
-            currentTickMs = Math.max(currentTickMs, tickStart(toMs));
-        }
-    }
+  }
 }

@@ -6,18 +6,18 @@ package ax.wheel;
  * the entry by key and unlinks it without searching its bucket.
  */
 final class WheelEntry<T> {
-    final long key;
-    final long deadlineMs;
-    final T value;
+  final long key;
+  final long deadlineMs;
+  final T value;
 
-    /** The bucket whose list holds this entry, or null while it is in none. */
-    WheelBucket<T> bucket;
-    WheelEntry<T> prev;
-    WheelEntry<T> next;
+  /** The bucket whose list holds this entry, or null while it is in none. */
+  WheelBucket<T> bucket;
+  WheelEntry<T> prev;
+  WheelEntry<T> next;
 
-    WheelEntry(long key, long deadlineMs, T value) {
-        this.key = key;
-        this.deadlineMs = deadlineMs;
-        this.value = value;
-    }
+  WheelEntry(long key, long deadlineMs, T value) {
+    this.key = key;
+    this.deadlineMs = deadlineMs;
+    this.value = value;
+  }
 }

@@ -8,15 +8,15 @@ import org.junit.jupiter.api.Test;
 
 class TaskStatusTest {
 
-    @Test
-    void exactlySuccessFailedCancelledAndSkippedAreTerminal() {
-        Set<TaskStatus> terminal = EnumSet.noneOf(TaskStatus.class);
-        for (TaskStatus status : TaskStatus.values()) {
-            if (status.isTerminal()) {
-                terminal.add(status);
-            }
-        }
-        assertEquals(EnumSet.of(TaskStatus.SUCCESS, TaskStatus.FAILED, TaskStatus.CANCELLED, TaskStatus.SKIPPED),
-                terminal);
+  @Test
+  void exactlySuccessFailedCancelledAndSkippedAreTerminal() {
+    Set<TaskStatus> terminal = EnumSet.noneOf(TaskStatus.class);
+    for (TaskStatus status : TaskStatus.values()) {
+      if (status.isTerminal()) {
+        terminal.add(status);
+      }
     }
+    assertEquals(EnumSet.of(TaskStatus.SUCCESS, TaskStatus.FAILED, TaskStatus.CANCELLED, TaskStatus.SKIPPED),
+        terminal);
+  }
 }

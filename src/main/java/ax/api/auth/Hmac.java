@@ -14,31 +14,31 @@ import javax.crypto.spec.SecretKeySpec;
  */
 final class Hmac {
 
-    private static final HexFormat HEX = HexFormat.of();
+  private static final HexFormat HEX = HexFormat.of();
 
-    private Hmac() {
-    }
+  private Hmac() {
+  }
 
-    /** Lowercase hex HMAC-SHA256 keyed by the UTF-8 bytes of {@code secret}, over the parts in order. */
-    static String sha256Hex(String secret, byte[]... parts) {
-        try {
-            Mac mac = Mac.getInstance("HmacSHA256");
-            mac.init(new SecretKeySpec(secret.getBytes(StandardCharsets.UTF_8), "HmacSHA256"));
-            for (byte[] part : parts) {
-                mac.update(part);
-            }
-            return HEX.formatHex(mac.doFinal());
-        } catch (GeneralSecurityException e) {
-            throw new IllegalStateException("HmacSHA256 is required of every JVM", e);
-        }
+  /** Lowercase hex HMAC-SHA256 keyed by the UTF-8 bytes of {@code secret}, over the parts in order. */
+  static String sha256Hex(String secret, byte[]... parts) {
+    try {
+      Mac mac = Mac.getInstance("HmacSHA256");
+      mac.init(new SecretKeySpec(secret.getBytes(StandardCharsets.UTF_8), "HmacSHA256"));
+      for (byte[] part : parts) {
+        mac.update(part);
+      }
+      return HEX.formatHex(mac.doFinal());
+    } catch (GeneralSecurityException e) {
+      throw new IllegalStateException("HmacSHA256 is required of every JVM", e);
     }
+  }
 
-    /** Lowercase hex SHA-256 of {@code data}. */
-    static String digestHex(byte[] data) {
-        try {
-            return HEX.formatHex(MessageDigest.getInstance("SHA-256").digest(data));
-        } catch (GeneralSecurityException e) {
-            throw new IllegalStateException("SHA-256 is required of every JVM", e);
-        }
+  /** Lowercase hex SHA-256 of {@code data}. */
+  static String digestHex(byte[] data) {
+    try {
+      return HEX.formatHex(MessageDigest.getInstance("SHA-256").digest(data));
+    } catch (GeneralSecurityException e) {
+      throw new IllegalStateException("SHA-256 is required of every JVM", e);
     }
+  }
 }

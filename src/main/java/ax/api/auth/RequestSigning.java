@@ -29,145 +29,145 @@ import java.util.stream.Collectors;
  */
 public final class RequestSigning {
 
-    private static final Pattern NONCE = Pattern.compile("[A-Za-z0-9_-]{8,64}");
-    private static final char[] UPPER_HEX = "0123456789ABCDEF".toCharArray();
+  private static final Pattern NONCE = Pattern.compile("[A-Za-z0-9_-]{8,64}");
+  private static final char[] UPPER_HEX = "0123456789ABCDEF".toCharArray();
 
-    /** Orders by Unicode code point (= UTF-8 byte order), which every client language can reproduce. */
-    private static final Comparator<String> CODE_POINT_ORDER = (a, b) -> Arrays.compareUnsigned(
-            a.getBytes(StandardCharsets.UTF_8), b.getBytes(StandardCharsets.UTF_8));
+  /** Orders by Unicode code point (= UTF-8 byte order), which every client language can reproduce. */
+  private static final Comparator<String> CODE_POINT_ORDER = (a, b) -> Arrays.compareUnsigned(
+      a.getBytes(StandardCharsets.UTF_8), b.getBytes(StandardCharsets.UTF_8));
 
-    private record Parameter(String name, String value) {
+  private record Parameter(String name, String value) {
+  }
+
+  private RequestSigning() {
+  }
+
+  /**
+   * The canonical form of a query string, so that client and server agree on it whatever order and
+   * escaping the client's HTTP library chose. Each {@code name=value} pair of {@code rawQuery} (as
+   * sent, without the {@code ?}) is percent-decoded — only {@code %XX}: a {@code +} stays a plus,
+   * as in RFC 3986 — then the pairs are sorted by name, then value (by code point), re-encoded with
+   * only {@code A-Za-z0-9-._~} left as is and every other UTF-8 byte as upper-case {@code %XX}, and
+   * joined with {@code &}. A pair without {@code =} has an empty value; empty pairs ({@code a=1&&b=2})
+   * are ignored. A null or empty query gives the empty string.
+   *
+   * @throws IllegalArgumentException when a {@code %} is not followed by two hex digits, or the
+   *                                  decoded bytes are not UTF-8
+   */
+  public static String canonicalQuery(String rawQuery) {
+    if (rawQuery == null || rawQuery.isEmpty()) {
+      return "";
     }
-
-    private RequestSigning() {
+    List<Parameter> parameters = new ArrayList<>();
+    for (String pair : rawQuery.split("&")) {
+      if (pair.isEmpty()) {
+        continue;
+      }
+      int equals = pair.indexOf('=');
+      String name = equals < 0 ? pair : pair.substring(0, equals);
+      String value = equals < 0 ? "" : pair.substring(equals + 1);
+      parameters.add(new Parameter(percentDecode(name), percentDecode(value)));
     }
+    return parameters.stream()
+        .sorted(Comparator.comparing(Parameter::name, CODE_POINT_ORDER)
+            .thenComparing(Parameter::value, CODE_POINT_ORDER))
+        .map(parameter -> percentEncode(parameter.name()) + "=" + percentEncode(parameter.value()))
+        .collect(Collectors.joining("&"));
+  }
 
-    /**
-     * The canonical form of a query string, so that client and server agree on it whatever order and
-     * escaping the client's HTTP library chose. Each {@code name=value} pair of {@code rawQuery} (as
-     * sent, without the {@code ?}) is percent-decoded — only {@code %XX}: a {@code +} stays a plus,
-     * as in RFC 3986 — then the pairs are sorted by name, then value (by code point), re-encoded with
-     * only {@code A-Za-z0-9-._~} left as is and every other UTF-8 byte as upper-case {@code %XX}, and
-     * joined with {@code &}. A pair without {@code =} has an empty value; empty pairs ({@code a=1&&b=2})
-     * are ignored. A null or empty query gives the empty string.
-     *
-     * @throws IllegalArgumentException when a {@code %} is not followed by two hex digits, or the
-     *                                  decoded bytes are not UTF-8
-     */
-    public static String canonicalQuery(String rawQuery) {
-        if (rawQuery == null || rawQuery.isEmpty()) {
-            return "";
-        }
-        List<Parameter> parameters = new ArrayList<>();
-        for (String pair : rawQuery.split("&")) {
-            if (pair.isEmpty()) {
-                continue;
-            }
-            int equals = pair.indexOf('=');
-            String name = equals < 0 ? pair : pair.substring(0, equals);
-            String value = equals < 0 ? "" : pair.substring(equals + 1);
-            parameters.add(new Parameter(percentDecode(name), percentDecode(value)));
-        }
-        return parameters.stream()
-                .sorted(Comparator.comparing(Parameter::name, CODE_POINT_ORDER)
-                        .thenComparing(Parameter::value, CODE_POINT_ORDER))
-                .map(parameter -> percentEncode(parameter.name()) + "=" + percentEncode(parameter.value()))
-                .collect(Collectors.joining("&"));
-    }
+  /**
+   * The string a request's signature covers. {@code method} is upper-cased; {@code path} is taken
+   * exactly as sent, without the query; a null {@code canonicalQuery} counts as empty and a null
+   * {@code body} as zero bytes.
+   */
+  public static String stringToSign(String method, String path, String canonicalQuery, String timestamp,
+      String nonce, byte[] body) {
+    Objects.requireNonNull(method, "method");
+    Objects.requireNonNull(path, "path");
+    Objects.requireNonNull(timestamp, "timestamp");
+    Objects.requireNonNull(nonce, "nonce");
+    return method.toUpperCase(Locale.ROOT) + "\n"
+        + path + "\n"
+        + (canonicalQuery == null ? "" : canonicalQuery) + "\n"
+        + timestamp + "\n"
+        + nonce + "\n"
+        + Hmac.digestHex(body == null ? new byte[0] : body);
+  }
 
-    /**
-     * The string a request's signature covers. {@code method} is upper-cased; {@code path} is taken
-     * exactly as sent, without the query; a null {@code canonicalQuery} counts as empty and a null
-     * {@code body} as zero bytes.
-     */
-    public static String stringToSign(String method, String path, String canonicalQuery, String timestamp,
-                                      String nonce, byte[] body) {
-        Objects.requireNonNull(method, "method");
-        Objects.requireNonNull(path, "path");
-        Objects.requireNonNull(timestamp, "timestamp");
-        Objects.requireNonNull(nonce, "nonce");
-        return method.toUpperCase(Locale.ROOT) + "\n"
-                + path + "\n"
-                + (canonicalQuery == null ? "" : canonicalQuery) + "\n"
-                + timestamp + "\n"
-                + nonce + "\n"
-                + Hmac.digestHex(body == null ? new byte[0] : body);
-    }
+  /** Lowercase hex HMAC-SHA256 of the UTF-8 bytes of {@code data}, keyed by the UTF-8 bytes of {@code secret}. */
+  public static String hmacSha256Hex(String secret, String data) {
+    return Hmac.sha256Hex(secret, data.getBytes(StandardCharsets.UTF_8));
+  }
 
-    /** Lowercase hex HMAC-SHA256 of the UTF-8 bytes of {@code data}, keyed by the UTF-8 bytes of {@code secret}. */
-    public static String hmacSha256Hex(String secret, String data) {
-        return Hmac.sha256Hex(secret, data.getBytes(StandardCharsets.UTF_8));
+  /**
+   * Compares two strings in time that does not depend on where they first differ, so a forger cannot
+   * learn a valid signature byte by byte from response times. False when either is null.
+   */
+  public static boolean constantTimeEquals(String a, String b) {
+    if (a == null || b == null) {
+      return false;
     }
+    return MessageDigest.isEqual(a.getBytes(StandardCharsets.UTF_8), b.getBytes(StandardCharsets.UTF_8));
+  }
 
-    /**
-     * Compares two strings in time that does not depend on where they first differ, so a forger cannot
-     * learn a valid signature byte by byte from response times. False when either is null.
-     */
-    public static boolean constantTimeEquals(String a, String b) {
-        if (a == null || b == null) {
-            return false;
-        }
-        return MessageDigest.isEqual(a.getBytes(StandardCharsets.UTF_8), b.getBytes(StandardCharsets.UTF_8));
-    }
+  /** Whether {@code nonce} is 8–64 characters of {@code [A-Za-z0-9_-]}. */
+  public static boolean isValidNonce(String nonce) {
+    return nonce != null && NONCE.matcher(nonce).matches();
+  }
 
-    /** Whether {@code nonce} is 8–64 characters of {@code [A-Za-z0-9_-]}. */
-    public static boolean isValidNonce(String nonce) {
-        return nonce != null && NONCE.matcher(nonce).matches();
+  private static String percentDecode(String text) {
+    if (text.indexOf('%') < 0) {
+      return text;
     }
+    ByteArrayOutputStream bytes = new ByteArrayOutputStream(text.length());
+    int from = 0;
+    for (int percent; (percent = text.indexOf('%', from)) >= 0; from = percent + 3) {
+      bytes.writeBytes(text.substring(from, percent).getBytes(StandardCharsets.UTF_8));
+      int high = percent + 1 < text.length() ? hexValue(text.charAt(percent + 1)) : -1;
+      int low = percent + 2 < text.length() ? hexValue(text.charAt(percent + 2)) : -1;
+      if (high < 0 || low < 0) {
+        throw new IllegalArgumentException(
+            "malformed percent-encoding in query at \"" + text.substring(percent) + "\"");
+      }
+      bytes.write(high << 4 | low);
+    }
+    bytes.writeBytes(text.substring(from).getBytes(StandardCharsets.UTF_8));
+    try {
+      return StandardCharsets.UTF_8.newDecoder()
+          .onMalformedInput(CodingErrorAction.REPORT)
+          .onUnmappableCharacter(CodingErrorAction.REPORT)
+          .decode(ByteBuffer.wrap(bytes.toByteArray()))
+          .toString();
+    } catch (CharacterCodingException e) {
+      throw new IllegalArgumentException("query component \"" + text + "\" does not decode to UTF-8", e);
+    }
+  }
 
-    private static String percentDecode(String text) {
-        if (text.indexOf('%') < 0) {
-            return text;
-        }
-        ByteArrayOutputStream bytes = new ByteArrayOutputStream(text.length());
-        int from = 0;
-        for (int percent; (percent = text.indexOf('%', from)) >= 0; from = percent + 3) {
-            bytes.writeBytes(text.substring(from, percent).getBytes(StandardCharsets.UTF_8));
-            int high = percent + 1 < text.length() ? hexValue(text.charAt(percent + 1)) : -1;
-            int low = percent + 2 < text.length() ? hexValue(text.charAt(percent + 2)) : -1;
-            if (high < 0 || low < 0) {
-                throw new IllegalArgumentException(
-                        "malformed percent-encoding in query at \"" + text.substring(percent) + "\"");
-            }
-            bytes.write(high << 4 | low);
-        }
-        bytes.writeBytes(text.substring(from).getBytes(StandardCharsets.UTF_8));
-        try {
-            return StandardCharsets.UTF_8.newDecoder()
-                    .onMalformedInput(CodingErrorAction.REPORT)
-                    .onUnmappableCharacter(CodingErrorAction.REPORT)
-                    .decode(ByteBuffer.wrap(bytes.toByteArray()))
-                    .toString();
-        } catch (CharacterCodingException e) {
-            throw new IllegalArgumentException("query component \"" + text + "\" does not decode to UTF-8", e);
-        }
+  /** The value of an ASCII hex digit, or -1 ({@link Character#digit} would also accept non-ASCII digits). */
+  private static int hexValue(char c) {
+    if (c >= '0' && c <= '9') {
+      return c - '0';
     }
+    if (c >= 'a' && c <= 'f') {
+      return c - 'a' + 10;
+    }
+    if (c >= 'A' && c <= 'F') {
+      return c - 'A' + 10;
+    }
+    return -1;
+  }
 
-    /** The value of an ASCII hex digit, or -1 ({@link Character#digit} would also accept non-ASCII digits). */
-    private static int hexValue(char c) {
-        if (c >= '0' && c <= '9') {
-            return c - '0';
-        }
-        if (c >= 'a' && c <= 'f') {
-            return c - 'a' + 10;
-        }
-        if (c >= 'A' && c <= 'F') {
-            return c - 'A' + 10;
-        }
-        return -1;
+  private static String percentEncode(String text) {
+    StringBuilder out = new StringBuilder(text.length());
+    for (byte b : text.getBytes(StandardCharsets.UTF_8)) {
+      int c = b & 0xFF;
+      if (c >= 'A' && c <= 'Z' || c >= 'a' && c <= 'z' || c >= '0' && c <= '9'
+          || c == '-' || c == '.' || c == '_' || c == '~') {
+        out.append((char) c);
+      } else {
+        out.append('%').append(UPPER_HEX[c >> 4]).append(UPPER_HEX[c & 0xF]);
+      }
     }
-
-    private static String percentEncode(String text) {
-        StringBuilder out = new StringBuilder(text.length());
-        for (byte b : text.getBytes(StandardCharsets.UTF_8)) {
-            int c = b & 0xFF;
-            if (c >= 'A' && c <= 'Z' || c >= 'a' && c <= 'z' || c >= '0' && c <= '9'
-                    || c == '-' || c == '.' || c == '_' || c == '~') {
-                out.append((char) c);
-            } else {
-                out.append('%').append(UPPER_HEX[c >> 4]).append(UPPER_HEX[c & 0xF]);
-            }
-        }
-        return out.toString();
-    }
+    return out.toString();
+  }
 }

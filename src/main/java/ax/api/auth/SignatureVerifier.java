@@ -12,55 +12,54 @@ import java.util.regex.Pattern;
  */
 public final class SignatureVerifier {
 
-    /** How far a request's timestamp may be from server time: 300 s. */
-    public static final long DEFAULT_SKEW_WINDOW_MS = 300_000;
-    /** Error code: the timestamp is missing, unreadable or outside the window. */
-    public static final String TIMESTAMP_SKEW = "timestamp_skew";
-    /** Error code: the nonce is malformed, or the signature is missing or wrong. */
-    public static final String SIGNATURE_MISMATCH = "signature_mismatch";
+  /** How far a request's timestamp may be from server time: 300 s. */
+  public static final long DEFAULT_SKEW_WINDOW_MS = 300_000;
+  /** Error code: the timestamp is missing, unreadable or outside the window. */
+  public static final String TIMESTAMP_SKEW = "timestamp_skew";
+  /** Error code: the nonce is malformed, or the signature is missing or wrong. */
+  public static final String SIGNATURE_MISMATCH = "signature_mismatch";
 
-    /** Up to 18 digits: any epoch-millisecond value, and never a {@code long} overflow. */
-    private static final Pattern TIMESTAMP = Pattern.compile("\\d{1,18}");
+  /** Up to 18 digits: any epoch-millisecond value, and never a {@code long} overflow. */
+  private static final Pattern TIMESTAMP = Pattern.compile("\\d{1,18}");
 
-    private final long skewWindowMs;
+  private final long skewWindowMs;
 
-    /** @param skewWindowMs how far, either way, a timestamp may be from now; not negative */
-    public SignatureVerifier(long skewWindowMs) {
-        if (skewWindowMs < 0) {
-            throw new IllegalArgumentException("skew window must not be negative, was " + skewWindowMs);
-        }
-        this.skewWindowMs = skewWindowMs;
+  /** @param skewWindowMs how far, either way, a timestamp may be from now; not negative */
+  public SignatureVerifier(long skewWindowMs) {
+    if (skewWindowMs < 0) {
+      throw new IllegalArgumentException("skew window must not be negative, was " + skewWindowMs);
     }
+    this.skewWindowMs = skewWindowMs;
+  }
 
-    /**
-     * Checks one request.
-     *
-     * @param rawQuery        the query as sent, without {@code ?}; null or empty when there is none
-     * @param timestampHeader {@code X-Ax-Timestamp}, epoch milliseconds as text
-     * @param signatureHeader {@code X-Ax-Signature}, hex; compared case-insensitively
-     * @param secret          the access key's secret
-     * @return empty when the request is authentic and within the window; otherwise
-     *         {@value #TIMESTAMP_SKEW} or {@value #SIGNATURE_MISMATCH}
-     */
-    public Optional<String> verify(String method, String path, String rawQuery, String timestampHeader,
-                                   String nonce, String signatureHeader, byte[] body, String secret,
-                                   long nowMs) {
-        if (timestampHeader == null || !TIMESTAMP.matcher(timestampHeader).matches()
-                || Math.abs(nowMs - Long.parseLong(timestampHeader)) > skewWindowMs) {
-            return Optional.of(TIMESTAMP_SKEW);
-        }
-        if (!RequestSigning.isValidNonce(nonce) || signatureHeader == null) {
-            return Optional.of(SIGNATURE_MISMATCH);
-        }
-        String canonicalQuery;
-        try {
-            canonicalQuery = RequestSigning.canonicalQuery(rawQuery);
-        } catch (IllegalArgumentException malformedQuery) {
-            return Optional.of(SIGNATURE_MISMATCH);
-        }
-        String expected = RequestSigning.hmacSha256Hex(secret,
-                RequestSigning.stringToSign(method, path, canonicalQuery, timestampHeader, nonce, body));
-        boolean matches = RequestSigning.constantTimeEquals(expected, signatureHeader.toLowerCase(Locale.ROOT));
-        return matches ? Optional.empty() : Optional.of(SIGNATURE_MISMATCH);
+  /**
+   * Checks one request.
+   *
+   * @param rawQuery        the query as sent, without {@code ?}; null or empty when there is none
+   * @param timestampHeader {@code X-Ax-Timestamp}, epoch milliseconds as text
+   * @param signatureHeader {@code X-Ax-Signature}, hex; compared case-insensitively
+   * @param secret          the access key's secret
+   * @return empty when the request is authentic and within the window; otherwise
+   *         {@value #TIMESTAMP_SKEW} or {@value #SIGNATURE_MISMATCH}
+   */
+  public Optional<String> verify(String method, String path, String rawQuery, String timestampHeader,
+      String nonce, String signatureHeader, byte[] body, String secret, long nowMs) {
+    if (timestampHeader == null || !TIMESTAMP.matcher(timestampHeader).matches()
+        || Math.abs(nowMs - Long.parseLong(timestampHeader)) > skewWindowMs) {
+      return Optional.of(TIMESTAMP_SKEW);
     }
+    if (!RequestSigning.isValidNonce(nonce) || signatureHeader == null) {
+      return Optional.of(SIGNATURE_MISMATCH);
+    }
+    String canonicalQuery;
+    try {
+      canonicalQuery = RequestSigning.canonicalQuery(rawQuery);
+    } catch (IllegalArgumentException malformedQuery) {
+      return Optional.of(SIGNATURE_MISMATCH);
+    }
+    String expected = RequestSigning.hmacSha256Hex(secret,
+        RequestSigning.stringToSign(method, path, canonicalQuery, timestampHeader, nonce, body));
+    boolean matches = RequestSigning.constantTimeEquals(expected, signatureHeader.toLowerCase(Locale.ROOT));
+    return matches ? Optional.empty() : Optional.of(SIGNATURE_MISMATCH);
+  }
 }
