@@ -160,6 +160,16 @@ public final class ScheduleStore {
 
   /** Returns the tasks whose outcome was applied, with their new status and trigger time. */
   public record Applied(long taskId, String status, long triggerTimeMs, int priority) {
+    /** The applied outcomes that scheduled a retry, as wheel entries. */
+    public static List<ScheduledTask> retries(List<Applied> applied) {
+      List<ScheduledTask> out = new ArrayList<>();
+      for (Applied a : applied) {
+        if ("DELAYED".equals(a.status())) {
+          out.add(new ScheduledTask(a.taskId(), a.triggerTimeMs(), a.priority()));
+        }
+      }
+      return out;
+    }
   }
 
   public Future<List<Applied>> completeRunning(List<Completion> batch) {

@@ -20,7 +20,6 @@ import io.vertx.core.Future;
 import io.vertx.core.VerticleBase;
 
 import java.util.ArrayDeque;
-import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
@@ -157,13 +156,8 @@ public final class DispatchVerticle extends VerticleBase {
       LOG.warning((requested - applied.size()) + " outcomes refused: the tasks were no longer RUNNING in "
           + "that attempt (rescued by recovery)");
     }
-    List<ScheduledTask> retries = new ArrayList<>();
-    for (Applied a : applied) {
-      if ("DELAYED".equals(a.status())) {
-        metrics.recordRetryScheduled();
-        retries.add(new ScheduledTask(a.taskId(), a.triggerTimeMs(), a.priority()));
-      }
-    }
+    List<ScheduledTask> retries = Applied.retries(applied);
+    retries.forEach(r -> metrics.recordRetryScheduled());
     backToWheel(retries);
   }
 

@@ -112,13 +112,7 @@ public final class RecoveryScanVerticle extends VerticleBase {
       return store.completeRunning(batch).map(applied -> {
         metrics.recordRescuedRunning(applied.size());
         LOG.warning("recovery: " + applied.size() + " RUNNING tasks past their deadline handed to the retry policy");
-        List<ScheduledTask> retries = new ArrayList<>();
-        for (Applied a : applied) {
-          if ("DELAYED".equals(a.status())) {
-            retries.add(new ScheduledTask(a.taskId(), a.triggerTimeMs(), a.priority()));
-          }
-        }
-        toWheel(retries);
+        toWheel(Applied.retries(applied));
         return null;
       });
     });

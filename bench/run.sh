@@ -1,0 +1,42 @@
+#!/usr/bin/env bash
+# Builds what is missing and runs ax-bench scenarios one after another.
+#   bench/run.sh                      spread burst submit memory (the defaults)
+#   bench/run.sh burst submit         just these
+#   bench/run.sh --smoke              the one-minute correctness check
+#   bench/run.sh spread -- --n 5000   flags after `--` go to every scenario
+# Results: bench/results/<yyyy-MM-dd>/report.md (UTC date), server logs in bench/results/<scenario>-server.log
+set -euo pipefail
+
+cd "$(dirname "$0")"
+
+scenarios=()
+flags=()
+while [[ $# -gt 0 ]]; do
+  case "$1" in
+    --smoke) scenarios+=(smoke); shift ;;
+    --) shift; flags=("$@"); break ;;
+    -h|--help) sed -n '2,8p' "$0"; exit 0 ;;
+    *) scenarios+=("$1"); shift ;;
+  esac
+done
+if [[ ${#scenarios[@]} -eq 0 ]]; then
+  scenarios=(spread burst submit memory)
+fi
+
+if [[ ! -f ../target/ax.jar ]]; then
+  echo "run.sh: ../target/ax.jar is missing; building the scheduler" >&2
+  mvn -B -q -f ../pom.xml package -DskipTests
+fi
+echo "run.sh: building the bench jar" >&2
+mvn -B -q -f pom.xml package
+
+status=0
+for s in "${scenarios[@]}"; do
+  echo "run.sh: === $s ===" >&2
+  if ! java -jar target/ax-bench.jar "$s" ${flags[@]+"${flags[@]}"}; then
+    echo "run.sh: scenario $s FAILED" >&2
+    status=1
+  fi
+done
+echo "run.sh: report in $(pwd)/results/$(date -u +%F)/report.md" >&2
+exit $status

@@ -1,0 +1,93 @@
+package ax.bench;
+
+import io.vertx.core.Future;
+import io.vertx.core.Vertx;
+import io.vertx.core.buffer.Buffer;
+import io.vertx.core.http.PoolOptions;
+import io.vertx.core.json.JsonObject;
+import io.vertx.ext.web.client.HttpResponse;
+import io.vertx.ext.web.client.WebClient;
+import io.vertx.ext.web.client.WebClientOptions;
+import java.time.Instant;
+import java.time.ZoneOffset;
+import java.time.format.DateTimeFormatter;
+
+/** The signed public API as a client sees it: a keep-alive WebClient with a pool of 32 connections. */
+public final class Api implements AutoCloseable {
+  public static final String TASKS = "/openapi/v1/tasks";
+  private static final DateTimeFormatter RFC3339_MS =
+      DateTimeFormatter.ofPattern("yyyy-MM-dd'T'HH:mm:ss.SSS'Z'").withZone(ZoneOffset.UTC);
+
+  private final WebClient client;
+  private final Signer signer;
+
+  public Api(Vertx vertx, int port, Signer signer, int poolSize) {
+    this.signer = signer;
+    this.client = WebClient.create(vertx,
+        new WebClientOptions().setDefaultHost("127.0.0.1").setDefaultPort(port).setKeepAlive(true)
+            .setConnectTimeout(5_000).setIdleTimeout(0).setUserAgent("ax-bench"),
+        new PoolOptions().setHttp1MaxSize(poolSize).setMaxWaitQueueSize(-1));
+  }
+
+  public static String rfc3339(long epochMs) {
+    return RFC3339_MS.format(Instant.ofEpochMilli(epochMs));
+  }
+
+  /** The body of one benchmark task. */
+  public static JsonObject task(long i, long triggerMs, String callbackUrl) {
+    return new JsonObject()
+        .put("task_type", "bench.noop")
+        .put("trigger_time", rfc3339(triggerMs))
+        .put("callback_url", callbackUrl)
+        .put("payload", new JsonObject().put("i", i));
+  }
+
+  /** Signed POST /openapi/v1/tasks; the future fails only on transport errors, never on a status code. */
+  public Future<HttpResponse<Buffer>> submit(JsonObject task) {
+    Buffer body = task.toBuffer();
+    Signer.Signed s = signer.sign("POST", TASKS, "", body.getBytes());
+    return client.post(TASKS)
+        .putHeader("Content-Type", "application/json")
+        .putHeader("X-Ax-Key", s.key())
+        .putHeader("X-Ax-Timestamp", s.timestamp())
+        .putHeader("X-Ax-Nonce", s.nonce())
+        .putHeader("X-Ax-Signature", s.signature())
+        .timeout(30_000)
+        .sendBuffer(body);
+  }
+
+  /** Signed GET /openapi/v1/tasks/{id}. */
+  public Future<HttpResponse<Buffer>> get(String taskId) {
+    String path = TASKS + "/" + taskId;
+    Signer.Signed s = signer.sign("GET", path, "", null);
+    return client.get(path)
+        .putHeader("X-Ax-Key", s.key())
+        .putHeader("X-Ax-Timestamp", s.timestamp())
+        .putHeader("X-Ax-Nonce", s.nonce())
+        .putHeader("X-Ax-Signature", s.signature())
+        .timeout(30_000)
+        .send();
+  }
+
+  /** "201" for success, otherwise "<status> <code>" from the problem JSON, or the exception class. */
+  public static String outcome(HttpResponse<Buffer> r) {
+    if (r.statusCode() == 201) {
+      return "201";
+    }
+    String code = "";
+    try {
+      JsonObject p = r.bodyAsJsonObject();
+      if (p != null && p.getString("code") != null) {
+        code = " " + p.getString("code");
+      }
+    } catch (RuntimeException ignored) {
+      // not JSON
+    }
+    return r.statusCode() + code;
+  }
+
+  @Override
+  public void close() {
+    client.close();
+  }
+}

@@ -1,0 +1,696 @@
+package ax.bench;
+
+import io.vertx.core.Context;
+import io.vertx.core.buffer.Buffer;
+import io.vertx.core.json.JsonObject;
+import io.vertx.ext.web.client.HttpResponse;
+import java.net.URISyntaxException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.Statement;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.TreeMap;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
+import org.HdrHistogram.Histogram;
+
+/**
+ * ax-bench: measures an ax scheduler from outside. {@code java -jar ax-bench.jar <scenario> [flags]};
+ * see bench/README.md. Every scenario starts its own scheduler process on a fresh database, talks to
+ * it only through the signed public API (or, for {@code memory}, by filling its table directly), and
+ * receives the callbacks on an in-process HTTP server.
+ */
+public final class Bench {
+  static final Set<String> SCENARIOS = Set.of("spread", "burst", "submit", "memory", "smoke");
+
+  /** First task id of rows the memory scenario inserts itself (far above any snowflake id ax makes). */
+  static final long STORED_ID_BASE = 8_000_000_000_000_000_000L;
+  static final long NEAR_ID_BASE = 8_100_000_000_000_000_000L;
+
+  static final String USAGE = """
+      usage: java -jar bench/target/ax-bench.jar <scenario> [flags]
+
+      scenarios
+        spread   N tasks due uniformly over a window; lateness percentiles
+                 --n 20000 --lead-s 20 --window-s 30 --concurrency 8 --drain-timeout-s 60
+        burst    N tasks due at the same instant; drain time, executions/s, lateness
+                 --n 20000 --lead-s 30 --concurrency 8 --drain-timeout-s 60
+        submit   open-loop POST /openapi/v1/tasks at a fixed rate; latency without coordinated omission
+                 --rate 500 --seconds 30 --warmup-s 5 --delay-s 3600
+        memory   `stored` far-future rows + `near` rows in the load window; heap and RSS of the node
+                 --stored 1000000 --near 100000 --near-from-s 15 --near-to-s 50 --depth-timeout-s 60 [--fire]
+        smoke    burst N=300 (due +8 s), then spread N=300 over 5 s (from +6 s); fails on anything
+                 missing, duplicated or early
+                 --n 300
+
+      common flags
+        --jar PATH          scheduler jar (default: ../target/ax.jar relative to bench/)
+        --heap SIZE         scheduler -Xmx (default 512m; memory: 256m)
+        --env K=V           extra environment for the scheduler (repeatable; wins over the defaults)
+        --pg URL            PostgreSQL server, default postgresql://postgres@127.0.0.1:5432
+        --grace-s 3         after everything arrived, keep listening this long for duplicates
+        --pool 32           client connection pool size
+        --results DIR       where report.md and server logs go (default bench/results)
+        --health-timeout-s 60   --keep-db (do not drop the database, for debugging)
+      exit code: 0 pass, 1 a check failed (missing / duplicate / early / errors), 2 usage, 3 signer self-test
+      """;
+
+  private Bench() {}
+
+  public static void main(String[] args) throws Exception {
+    if (args.length == 0 || Set.of("-h", "--help", "help").contains(args[0])) {
+      System.out.print(USAGE);
+      System.exit(args.length == 0 ? 2 : 0);
+    }
+    String scenario = args[0];
+    if (!SCENARIOS.contains(scenario)) {
+      System.err.println("unknown scenario '" + scenario + "'\n" + USAGE);
+      System.exit(2);
+    }
+    Options o;
+    try {
+      o = new Options(List.of(args).subList(1, args.length));
+    } catch (IllegalArgumentException e) {
+      System.err.println(e.getMessage() + "\n" + USAGE);
+      System.exit(2);
+      return;
+    }
+    try {
+      Signer.selfTest();
+    } catch (IllegalStateException e) {
+      System.err.println(e.getMessage());
+      System.exit(3);
+    }
+    System.out.println("signer self-test against the API.md test vectors: OK");
+
+    Path benchDir = o.has("bench-dir") ? Path.of(o.string("bench-dir", ".")).toAbsolutePath() : benchDir();
+    Path resultsDir = Path.of(o.string("results", benchDir.resolve("results").toString()));
+    Report report = new Report(scenario);
+    report.setup("command", ("ax-bench " + scenario + " " + o.commandLine()).trim());
+    report.setup("host", Runtime.getRuntime().availableProcessors() + " cores, java "
+        + System.getProperty("java.version") + ", bench pid " + ProcessHandle.current().pid());
+    String defaultHeap = "512m";
+    if (scenario.equals("memory")) {
+      defaultHeap = "256m";
+      o.defaultEnv("AX_LOAD_WINDOW_MS", "60000");
+    }
+    long t0 = System.currentTimeMillis();
+    try (Harness h = Harness.start(scenario, o, report, benchDir, defaultHeap)) {
+      switch (scenario) {
+        case "spread" -> spread(h, "", o.intValue("n", 20_000), o.longValue("lead-s", 20) * 1000,
+            o.longValue("window-s", 30) * 1000, o.intValue("concurrency", 8),
+            o.longValue("drain-timeout-s", 60) * 1000, o.longValue("grace-s", 3) * 1000);
+        case "burst" -> burst(h, "", o.intValue("n", 20_000), o.longValue("lead-s", 30) * 1000,
+            o.intValue("concurrency", 8), o.longValue("drain-timeout-s", 60) * 1000,
+            o.longValue("grace-s", 3) * 1000);
+        case "submit" -> submit(h);
+        case "memory" -> memory(h);
+        case "smoke" -> smoke(h);
+        default -> throw new IllegalStateException(scenario);
+      }
+      h.checkServerAlive();
+    } catch (Exception e) {
+      report.fail("aborted: " + (e.getMessage() == null ? e.toString() : e.getMessage()));
+      if (!(e instanceof IllegalStateException)) {
+        e.printStackTrace();
+      }
+    }
+    report.setup("wall time", Report.fmt((System.currentTimeMillis() - t0) / 1000.0, 1) + " s");
+    report.print();
+    Path file = report.append(resultsDir);
+    System.out.println("appended to " + file);
+    System.exit(report.failed() ? 1 : 0);
+  }
+
+  /** bench/ : the parent of target/ that holds this jar (or target/classes); else the working directory. */
+  static Path benchDir() {
+    try {
+      Path p = Path.of(Bench.class.getProtectionDomain().getCodeSource().getLocation().toURI());
+      Path target = Files.isDirectory(p) ? p.getParent() : p.getParent(); // target/classes or target/x.jar
+      if (target != null && target.getFileName() != null && target.getFileName().toString().equals("target")
+          && target.getParent() != null) {
+        return target.getParent().toAbsolutePath();
+      }
+    } catch (URISyntaxException | RuntimeException ignored) {
+      // fall through
+    }
+    return Path.of("").toAbsolutePath();
+  }
+
+  // ------------------------------------------------------------------------------------------------
+  // smoke
+
+  static void smoke(Harness h) throws Exception {
+    int n = h.options.intValue("n", 300);
+    long grace = h.options.longValue("grace-s", 2) * 1000;
+    burst(h, "burst", n, 8_000, 8, 20_000, grace);
+    spread(h, "spread", n, 6_000, 5_000, 8, 20_000, grace);
+  }
+
+  // ------------------------------------------------------------------------------------------------
+  // spread
+
+  static void spread(Harness h, String section, int n, long leadMs, long windowMs, int concurrency,
+                     long drainMs, long graceMs) throws Exception {
+    Report r = h.report;
+    r.section(section);
+    String label = section.isEmpty() ? "spread" : section;
+    r.result("tasks", n + " due uniformly over [start+" + leadMs / 1000.0 + " s, start+"
+        + (leadMs + windowMs) / 1000.0 + " s]");
+    long start = System.currentTimeMillis();
+    long firstDue = start + leadMs;
+    long[] triggers = new long[n];
+    for (int i = 0; i < n; i++) {
+      triggers[i] = firstDue + (n == 1 ? 0 : i * windowMs / (n - 1));
+    }
+    long lastDue = triggers[n - 1];
+    Map<String, Long> expected = new ConcurrentHashMap<>();
+    Receiver.Tracker tracker = h.receiver.track(expected);
+    double cpu0 = h.server.cpuSeconds();
+    Submitted s = submitAll(h, label, triggers, concurrency, expected);
+    reportSubmission(r, s, n, concurrency, firstDue);
+    awaitDrain(h, label, tracker, lastDue + drainMs, graceMs);
+    Receiver.Snapshot snap = tracker.snapshot();
+    reportExecutions(r, snap);
+    r.result("server CPU", Report.fmt(h.server.cpuSeconds() - cpu0, 1) + " s (submission + execution)");
+    judge(r, snap, s, true);
+  }
+
+  // ------------------------------------------------------------------------------------------------
+  // burst
+
+  static void burst(Harness h, String section, int n, long leadMs, int concurrency, long drainMs,
+                    long graceMs) throws Exception {
+    Report r = h.report;
+    r.section(section);
+    String label = section.isEmpty() ? "burst" : section;
+    r.result("tasks", n + " all due at start+" + leadMs / 1000.0 + " s");
+    long due = System.currentTimeMillis() + leadMs;
+    long[] triggers = new long[n];
+    java.util.Arrays.fill(triggers, due);
+    Map<String, Long> expected = new ConcurrentHashMap<>();
+    Receiver.Tracker tracker = h.receiver.track(expected);
+    double cpu0 = h.server.cpuSeconds();
+    Submitted s = submitAll(h, label, triggers, concurrency, expected);
+    reportSubmission(r, s, n, concurrency, due);
+    awaitDrain(h, label, tracker, due + drainMs, graceMs);
+    Receiver.Snapshot snap = tracker.snapshot();
+    if (snap.expectedReceived() > 0) {
+      long drain = snap.lastArrivalMs() - due;
+      r.result("first execution after due", (snap.firstArrivalMs() - due) + " ms");
+      if (snap.missing() == 0) {
+        r.result("drain time (last arrival − trigger)", drain + " ms");
+        r.result("executions/s (N / drain)", drain <= 0 ? "∞" : Report.fmt(n * 1000.0 / drain, 0));
+      } else {
+        r.result("drain time", "n/a: " + snap.missing() + " missing (last arrival at +" + drain + " ms)");
+      }
+    }
+    reportExecutions(r, snap);
+    r.result("server CPU", Report.fmt(h.server.cpuSeconds() - cpu0, 1) + " s (submission + execution)");
+    judge(r, snap, s, true);
+  }
+
+  // ------------------------------------------------------------------------------------------------
+  // submit (open loop)
+
+  static void submit(Harness h) throws Exception {
+    Report r = h.report;
+    Options o = h.options;
+    double rate = o.doubleValue("rate", 500);
+    long seconds = o.longValue("seconds", 30);
+    long warmupS = o.longValue("warmup-s", 5);
+    long delayMs = o.longValue("delay-s", 3600) * 1000;
+    long total = Math.round(rate * (warmupS + seconds));
+    double intervalNs = 1e9 / rate;
+    r.result("load", Report.fmt(rate, 0) + " req/s open loop for " + seconds + " s after a " + warmupS
+        + " s warm-up (" + total + " requests, tasks due +" + delayMs / 1000 + " s)");
+
+    Receiver.Tracker tracker = h.receiver.track(new ConcurrentHashMap<>()); // nothing may execute
+    Histogram latency = new Histogram(TimeUnit.MINUTES.toMicros(10), 3);
+    Map<String, Long> outcomes = new TreeMap<>();
+    List<String> samples = new ArrayList<>();
+    AtomicLong completed = new AtomicLong();
+    AtomicLong issueLagMaxUs = new AtomicLong();
+    long[] sent = {0};
+    long[] measuredOk = {0};
+    String[] anId = {null};
+    CompletableFuture<Void> finished = new CompletableFuture<>();
+    long startNs = System.nanoTime() + 200_000_000L;
+    long warmupEndNs = startNs + warmupS * 1_000_000_000L;
+    double cpu0 = h.server.cpuSeconds();
+    double[] cpuMeasured = {Double.NaN};
+
+    Context ctx = h.vertx.getOrCreateContext();
+    ctx.runOnContext(v -> h.vertx.setPeriodic(1, id -> {
+      long now = System.nanoTime();
+      if (now < startNs) {
+        return;
+      }
+      long due = Math.min(total, (long) ((now - startNs) / intervalNs) + 1);
+      while (sent[0] < due) {
+        long k = sent[0]++;
+        long scheduledNs = startNs + Math.round(k * intervalNs);
+        boolean measured = scheduledNs >= warmupEndNs;
+        if (measured && Double.isNaN(cpuMeasured[0])) {
+          cpuMeasured[0] = h.server.cpuSeconds();
+        }
+        long lagUs = (now - scheduledNs) / 1000;
+        issueLagMaxUs.accumulateAndGet(lagUs, Math::max);
+        h.api.submit(Api.task(k, System.currentTimeMillis() + delayMs, h.callbackUrl)).onComplete(ar -> {
+          long us = (System.nanoTime() - scheduledNs) / 1000;
+          String outcome = ar.succeeded() ? Api.outcome(ar.result())
+              : "transport " + ar.cause().getClass().getSimpleName();
+          if (measured) {
+            synchronized (latency) {
+              outcomes.merge(outcome, 1L, Long::sum);
+              if (outcome.equals("201")) {
+                latency.recordValue(Math.min(us, latency.getHighestTrackableValue()));
+                measuredOk[0]++;
+              } else if (samples.size() < 5) {
+                samples.add(outcome + ": " + (ar.succeeded() ? ar.result().bodyAsString() : ar.cause().getMessage()));
+              }
+            }
+          }
+          if (anId[0] == null && outcome.equals("201")) {
+            anId[0] = String.valueOf(ar.result().bodyAsJsonObject().getValue("task_id"));
+          }
+          if (completed.incrementAndGet() == total) {
+            finished.complete(null);
+          }
+        });
+      }
+      if (sent[0] >= total) {
+        h.vertx.cancelTimer(id);
+      }
+    }));
+    long progressEvery = 5_000;
+    long deadline = System.currentTimeMillis() + (warmupS + seconds) * 1000 + 120_000;
+    while (!finished.isDone() && System.currentTimeMillis() < deadline) {
+      try {
+        finished.get(progressEvery, TimeUnit.MILLISECONDS);
+      } catch (java.util.concurrent.TimeoutException e) {
+        System.out.println("[submit] sent " + sent[0] + "/" + total + ", completed " + completed.get());
+      }
+    }
+    double cpu1 = h.server.cpuSeconds();
+    if (!finished.isDone()) {
+      r.fail((total - completed.get()) + " requests had no response 120 s after the last was sent");
+    }
+    synchronized (latency) {
+      r.percentiles("latency from scheduled send (201 only)", msHistogram(latency), " ms", 50, 95, 99, 99.9);
+      r.result("latency (µs precision)", "p50 " + latency.getValueAtPercentile(50) + " µs · p99 "
+          + latency.getValueAtPercentile(99) + " µs · max " + latency.getMaxValue() + " µs");
+      r.result("achieved throughput (201/s over the measured part)",
+          Report.fmt(measuredOk[0] / (double) seconds, 1) + " (target " + Report.fmt(rate, 0) + ")");
+      r.result("outcomes (measured part)", outcomes.toString());
+      long errors = outcomes.entrySet().stream().filter(e -> !e.getKey().equals("201"))
+          .mapToLong(Map.Entry::getValue).sum();
+      r.result("errors", errors);
+      for (String sm : samples) {
+        r.note("error sample: " + truncate(sm, 300));
+      }
+    }
+    r.result("generator issue lag max", issueLagMaxUs.get() / 1000 + " ms (how late this harness sent; "
+        + "the latency above already includes it)");
+    if (!Double.isNaN(cpuMeasured[0])) {
+      r.result("server CPU (measured part)", Report.fmt(cpu1 - cpuMeasured[0], 1) + " s over " + seconds
+          + " s = " + Report.fmt((cpu1 - cpuMeasured[0]) * 100 / seconds, 0) + "% of one core");
+    }
+    r.result("server CPU (whole run)", Report.fmt(cpu1 - cpu0, 1) + " s");
+    if (anId[0] != null) {
+      HttpResponse<Buffer> g = h.api.get(anId[0]).toCompletionStage().toCompletableFuture().get(30, TimeUnit.SECONDS);
+      String status = g.statusCode() == 200 ? g.bodyAsJsonObject().getString("status") : "HTTP " + g.statusCode();
+      r.result("spot check GET /openapi/v1/tasks/" + anId[0], g.statusCode() + " status=" + status);
+      if (g.statusCode() != 200) {
+        r.note("GET of an accepted task failed: " + truncate(g.bodyAsString(), 300));
+      }
+    }
+    Receiver.Snapshot snap = tracker.snapshot();
+    r.result("callbacks received (must be 0: tasks are due in the future)", snap.arrivals());
+    if (snap.arrivals() > 0) {
+      r.fail(snap.arrivals() + " callbacks arrived although every task was due +" + delayMs / 1000 + " s");
+    }
+  }
+
+  static Histogram msHistogram(Histogram us) {
+    Histogram ms = new Histogram(TimeUnit.MINUTES.toMillis(10), 3);
+    for (var v : us.recordedValues()) {
+      ms.recordValueWithCount(Math.min(ms.getHighestTrackableValue(), Math.round(v.getValueIteratedTo() / 1000.0)),
+          v.getCountAtValueIteratedTo());
+    }
+    return ms;
+  }
+
+  // ------------------------------------------------------------------------------------------------
+  // memory
+
+  static void memory(Harness h) throws Exception {
+    Report r = h.report;
+    Options o = h.options;
+    long stored = o.longValue("stored", 1_000_000);
+    long near = o.longValue("near", 100_000);
+    long nearFromMs = o.longValue("near-from-s", 15) * 1000;
+    long nearToMs = o.longValue("near-to-s", 50) * 1000;
+    long depthTimeoutMs = o.longValue("depth-timeout-s", 60) * 1000;
+    boolean fire = o.flag("fire");
+    r.result("tasks", stored + " stored (due +2 h .. +3 h) + " + near + " near (due +" + nearFromMs / 1000
+        + " s .. +" + nearToMs / 1000 + " s), inserted with SQL");
+
+    // Baseline: the idle node after a full GC.
+    h.server.forceGc();
+    Thread.sleep(500);
+    String m0 = h.server.get("/metrics");
+    double heap0 = ServerProcess.metric(m0, "jvm_memory_used_bytes", "area=\"heap\"") / 1048576.0;
+    double rss0 = h.server.procStatusMb("VmRSS");
+    r.result("idle node after GC", "heap used " + Report.mb(heap0) + ", RSS " + Report.mb(rss0));
+
+    Map<String, Long> expected = new HashMap<>();
+    Receiver.Tracker tracker = h.receiver.track(expected);
+    long t = System.currentTimeMillis();
+    try (Connection c = h.db.connect()) {
+      c.setAutoCommit(true);
+      long farBase = System.currentTimeMillis() + 2 * 3_600_000L;
+      insertTasks(c, STORED_ID_BASE, stored, farBase, 3_600_000L, h.callbackUrl, "stored");
+      long insertStoredMs = System.currentTimeMillis() - t;
+      r.result("insert stored", stored + " rows in " + Report.fmt(insertStoredMs / 1000.0, 1) + " s");
+      long t2 = System.currentTimeMillis();
+      long nearBase = t2 + nearFromMs;
+      long span = nearToMs - nearFromMs;
+      synchronized (tracker) { // fill before the first can fire
+        for (long n = 1; n <= near; n++) {
+          expected.put(Long.toString(NEAR_ID_BASE + n), nearBase + (n - 1) * span / near);
+        }
+      }
+      insertTasks(c, NEAR_ID_BASE, near, nearBase, span, h.callbackUrl, "near");
+      long insertNearMs = System.currentTimeMillis() - t2;
+      r.result("insert near", near + " rows in " + Report.fmt(insertNearMs / 1000.0, 1) + " s"
+          + (insertNearMs > nearFromMs ? " (longer than the lead: some were due before the insert ended)" : ""));
+      try (Statement st = c.createStatement()) {
+        st.execute("ANALYZE tasks");
+      }
+      // Check the SQL timestamp arithmetic against the ids' intended trigger times.
+      try (PreparedStatement ps = c.prepareStatement(
+          "SELECT task_id, (extract(epoch FROM trigger_time) * 1000)::bigint FROM tasks WHERE task_id IN (?, ?, ?)")) {
+        ps.setLong(1, NEAR_ID_BASE + 1);
+        ps.setLong(2, NEAR_ID_BASE + Math.max(1, near / 2));
+        ps.setLong(3, NEAR_ID_BASE + near);
+        try (ResultSet rs = ps.executeQuery()) {
+          while (rs.next()) {
+            long want = expected.get(Long.toString(rs.getLong(1)));
+            if (rs.getLong(2) != want) {
+              r.note("inserted trigger_time of " + rs.getLong(1) + " is " + rs.getLong(2) + ", intended " + want);
+            }
+          }
+        }
+      }
+    }
+
+    // Wait until the near tasks sit in memory.
+    long waitStart = System.currentTimeMillis();
+    double depth = Double.NaN;
+    double peak = 0;
+    long reachedAt = -1;
+    long lastPrint = 0;
+    while (System.currentTimeMillis() - waitStart < depthTimeoutMs) {
+      if (!h.checkServerAlive()) {
+        return;
+      }
+      depth = ServerProcess.metric(h.server.get("/metrics"), "ax_wheel_queue_depth");
+      if (!Double.isNaN(depth)) {
+        peak = Math.max(peak, depth);
+      }
+      if (depth >= near) {
+        reachedAt = System.currentTimeMillis();
+        break;
+      }
+      if (System.currentTimeMillis() - lastPrint > 5_000) {
+        lastPrint = System.currentTimeMillis();
+        System.out.println("[memory] ax_wheel_queue_depth = " + (long) depth + " (waiting for " + near + ")");
+      }
+      Thread.sleep(500);
+    }
+    if (reachedAt < 0) {
+      r.fail("ax_wheel_queue_depth never reached " + near + " within " + depthTimeoutMs / 1000 + " s (last "
+          + (Double.isNaN(depth) ? "absent from /metrics" : Long.toString((long) depth)) + ", peak " + (long) peak
+          + "); the memory figures below are for what was held");
+    } else {
+      r.result("near tasks in memory after", (reachedAt - waitStart) + " ms after the inserts (depth "
+          + (long) depth + ")");
+    }
+    String before = h.server.get("/metrics");
+    double heapBefore = ServerProcess.metric(before, "jvm_memory_used_bytes", "area=\"heap\"") / 1048576.0;
+    boolean gc = h.server.forceGc();
+    Thread.sleep(500);
+    String after = h.server.get("/metrics");
+    double heap = ServerProcess.metric(after, "jvm_memory_used_bytes", "area=\"heap\"") / 1048576.0;
+    double nonHeap = ServerProcess.metric(after, "jvm_memory_used_bytes", "area=\"nonheap\"") / 1048576.0;
+    double heapMax = ServerProcess.metric(after, "jvm_memory_max_bytes", "area=\"heap\"") / 1048576.0;
+    double depthNow = ServerProcess.metric(after, "ax_wheel_queue_depth");
+    double rss = h.server.procStatusMb("VmRSS");
+    double hwm = h.server.procStatusMb("VmHWM");
+    r.result("heap used" + (gc ? " after GC.run" : " (no jcmd: without GC)"), Report.mb(heap)
+        + " (before GC " + Report.mb(heapBefore) + ", max " + Report.mb(heapMax) + ", non-heap " + Report.mb(nonHeap) + ")");
+    r.result("RSS (VmRSS)", Report.mb(rss) + " (peak VmHWM " + Report.mb(hwm) + ")");
+    r.result("tasks in memory at measurement", (long) depthNow);
+    if (depthNow > 0 && gc) {
+      r.result("≈ heap per in-memory task", Report.fmt((heap - heap0) * 1048576.0 / depthNow, 0)
+          + " bytes ((heap − idle heap) / depth)");
+    }
+
+    Receiver.Snapshot snap;
+    if (fire) {
+      long lastDue = expected.values().stream().mapToLong(Long::longValue).max().orElse(System.currentTimeMillis());
+      awaitDrain(h, "memory", tracker, lastDue + o.longValue("drain-timeout-s", 60) * 1000,
+          o.longValue("grace-s", 3) * 1000);
+      snap = tracker.snapshot();
+      reportExecutions(r, snap);
+      judge(r, snap, null, true);
+    } else {
+      snap = tracker.snapshot();
+      r.result("near tasks executed so far", snap.expectedReceived() + " (pass --fire to wait for all)");
+      judge(r, snap, null, false);
+    }
+  }
+
+  /** {@code count} rows with ids base+1.., trigger = startMs + (n-1)*spanMs/count, in chunks of 100 000. */
+  static void insertTasks(Connection c, long idBase, long count, long startMs, long spanMs, String callback,
+                          String what) throws Exception {
+    String sql = """
+        INSERT INTO tasks (task_id, tenant_id, api_key, task_type, trigger_time, status, callback_url,
+                           timeout_ms, payload)
+        SELECT ?::bigint + n, 'bench', 'benchkey', 'bench.noop',
+               timestamptz 'epoch' + (?::bigint + ((n - 1) * ?::bigint) / ?::bigint) * interval '1 millisecond',
+               'DELAYED', ?, 60000, jsonb_build_object('i', n)
+        FROM generate_series(?::bigint, ?::bigint) AS n
+        """;
+    long chunk = 100_000;
+    try (PreparedStatement ps = c.prepareStatement(sql)) {
+      for (long from = 1; from <= count; from += chunk) {
+        long to = Math.min(count, from + chunk - 1);
+        ps.setLong(1, idBase);
+        ps.setLong(2, startMs);
+        ps.setLong(3, spanMs);
+        ps.setLong(4, count);
+        ps.setString(5, callback);
+        ps.setLong(6, from);
+        ps.setLong(7, to);
+        ps.executeUpdate();
+        if (count > chunk) {
+          System.out.println("[memory] inserted " + to + "/" + count + " " + what + " tasks");
+        }
+      }
+    }
+  }
+
+  // ------------------------------------------------------------------------------------------------
+  // shared pieces
+
+  /** What a closed-loop submission of a list of tasks produced. */
+  record Submitted(Map<String, Long> outcomes, List<String> errorSamples, Histogram latencyUs, long startMs,
+                   long endMs, long acceptedAfterDue) {
+    long errors() {
+      return outcomes.entrySet().stream().filter(e -> !e.getKey().equals("201")).mapToLong(Map.Entry::getValue).sum();
+    }
+  }
+
+  /**
+   * Submits one task per trigger time (in that order, so the earliest are in first) keeping
+   * {@code concurrency} requests in flight. Accepted ids go into {@code expected} with their trigger time.
+   */
+  static Submitted submitAll(Harness h, String label, long[] triggers, int concurrency,
+                             Map<String, Long> expected) throws Exception {
+    int n = triggers.length;
+    AtomicInteger next = new AtomicInteger();
+    AtomicInteger done = new AtomicInteger();
+    AtomicLong afterDue = new AtomicLong();
+    Map<String, Long> outcomes = new ConcurrentHashMap<>();
+    List<String> samples = java.util.Collections.synchronizedList(new ArrayList<>());
+    Histogram latency = new Histogram(TimeUnit.MINUTES.toMicros(10), 3);
+    CompletableFuture<Void> all = new CompletableFuture<>();
+    long start = System.currentTimeMillis();
+    Runnable[] sendNext = new Runnable[1];
+    sendNext[0] = () -> {
+      int i = next.getAndIncrement();
+      if (i >= n) {
+        return;
+      }
+      long t = System.nanoTime();
+      JsonObject task = Api.task(i, triggers[i], h.callbackUrl);
+      h.api.submit(task).onComplete(ar -> {
+        long now = System.currentTimeMillis();
+        synchronized (latency) {
+          latency.recordValue(Math.min((System.nanoTime() - t) / 1000, latency.getHighestTrackableValue()));
+        }
+        String outcome;
+        if (ar.succeeded() && ar.result().statusCode() == 201) {
+          outcome = "201";
+          try {
+            expected.put(String.valueOf(ar.result().bodyAsJsonObject().getValue("task_id")), triggers[i]);
+          } catch (RuntimeException e) {
+            outcome = "201 without a task_id";
+          }
+          if (now > triggers[i]) {
+            afterDue.incrementAndGet();
+          }
+        } else {
+          outcome = ar.succeeded() ? Api.outcome(ar.result()) : "transport " + ar.cause().getClass().getSimpleName();
+          if (samples.size() < 5) {
+            samples.add(outcome + ": " + truncate(ar.succeeded() ? ar.result().bodyAsString()
+                : String.valueOf(ar.cause().getMessage()), 300));
+          }
+        }
+        outcomes.merge(outcome, 1L, Long::sum);
+        int d = done.incrementAndGet();
+        if (d % 5000 == 0) {
+          System.out.println("[" + label + "] submitted " + d + "/" + n);
+        }
+        if (d == n) {
+          all.complete(null);
+        } else {
+          sendNext[0].run();
+        }
+      });
+    };
+    if (n == 0) {
+      all.complete(null);
+    }
+    h.vertx.getOrCreateContext().runOnContext(v -> {
+      for (int c = 0; c < concurrency; c++) {
+        sendNext[0].run();
+      }
+    });
+    all.get(Math.max(120, n / 20), TimeUnit.SECONDS);
+    return new Submitted(new TreeMap<>(outcomes), List.copyOf(samples), latency, start,
+        System.currentTimeMillis(), afterDue.get());
+  }
+
+  static void reportSubmission(Report r, Submitted s, int n, int concurrency, long firstDue) {
+    long ms = Math.max(1, s.endMs() - s.startMs());
+    r.result("submission", n + " requests in " + Report.fmt(ms / 1000.0, 1) + " s = "
+        + Report.fmt(n * 1000.0 / ms, 0) + " req/s with " + concurrency + " in flight; outcomes " + s.outcomes());
+    r.percentiles("submit latency (closed loop)", msHistogram(s.latencyUs()), " ms", 50, 99);
+    if (s.endMs() > firstDue) {
+      r.note("submission finished " + (s.endMs() - firstDue) + " ms after the first task was due; "
+          + s.acceptedAfterDue() + " tasks were accepted after their trigger time (their lateness includes that)");
+    }
+    for (String e : s.errorSamples()) {
+      r.note("submit error sample: " + e);
+    }
+  }
+
+  /** Waits until every expected task arrived (then {@code graceMs} more for duplicates) or the deadline. */
+  static void awaitDrain(Harness h, String label, Receiver.Tracker tracker, long deadlineMs, long graceMs)
+      throws InterruptedException {
+    long lastPrint = System.currentTimeMillis();
+    Receiver.Snapshot snap = tracker.snapshot();
+    long total = snap.expectedTotal();
+    while (true) {
+      long got = tracker.expectedReceived();
+      long now = System.currentTimeMillis();
+      if (got >= total) {
+        System.out.println("[" + label + "] all " + total + " executed; listening " + graceMs + " ms more for duplicates");
+        Thread.sleep(graceMs);
+        return;
+      }
+      if (now >= deadlineMs) {
+        System.out.println("[" + label + "] deadline reached with " + got + "/" + total + " executed");
+        return;
+      }
+      if (!h.server.alive()) {
+        System.out.println("[" + label + "] scheduler process died with " + got + "/" + total + " executed");
+        return;
+      }
+      if (now - lastPrint >= 5_000) {
+        lastPrint = now;
+        System.out.println("[" + label + "] executed " + got + "/" + total + " (deadline in "
+            + (deadlineMs - now) / 1000 + " s)");
+      }
+      Thread.sleep(100);
+    }
+  }
+
+  static void reportExecutions(Report r, Receiver.Snapshot s) {
+    r.result("executed", s.expectedReceived() + " / " + s.expectedTotal() + " distinct tasks ("
+        + s.arrivals() + " callbacks)");
+    r.result("missing", s.missing());
+    r.result("duplicates (same task_id + attempt twice)", s.duplicates());
+    r.result("early (arrived before trigger_time)", s.early() + (s.early() > 0 ? " (earliest by "
+        + -s.minLateness() + " ms)" : ""));
+    r.percentiles("lateness (arrival − trigger_time)", s.lateness(), " ms", 50, 90, 99, 99.9);
+    r.percentiles("fire lag (fired_at − trigger_time)", s.fireLag(), " ms", 50, 99);
+    r.result("retries (attempt > 1)", s.retries());
+    r.result("callback signatures", "ok " + s.sigOk() + ", bad " + s.sigBad() + ", missing " + s.sigMissing());
+    if (s.unexpected() > 0) {
+      r.result("callbacks for tasks not submitted in this phase", s.unexpected());
+    }
+  }
+
+  /** Fails the report on anything missing, duplicated, early, malformed or rejected. */
+  static void judge(Report r, Receiver.Snapshot s, Submitted sub, boolean requireAll) {
+    if (sub != null && sub.errors() > 0) {
+      r.fail(sub.errors() + " submissions were not accepted (201): " + sub.outcomes());
+    }
+    if (requireAll && s.missing() > 0) {
+      r.fail(s.missing() + " of " + s.expectedTotal() + " accepted tasks never executed");
+    }
+    if (s.duplicates() > 0) {
+      r.fail(s.duplicates() + " duplicate executions, e.g. " + s.duplicateSamples());
+    }
+    if (s.early() > 0) {
+      r.fail(s.early() + " tasks executed before their trigger_time (earliest by " + -s.minLateness() + " ms)");
+    }
+    if (s.parseErrors() > 0) {
+      r.fail(s.parseErrors() + " callbacks whose body did not match the contract");
+    }
+    if (s.triggerMismatch() > 0) {
+      r.fail(s.triggerMismatch() + " callbacks carried a trigger_time different from the submitted one");
+    }
+    if (s.retries() > 0) {
+      r.note(s.retries() + " executions were retries (attempt > 1) although the receiver always answered 200");
+    }
+    if (s.sigBad() > 0 || s.sigMissing() > 0) {
+      r.note("callback signature: " + s.sigBad() + " did not verify, " + s.sigMissing() + " had none");
+    }
+    if (s.unexpected() > 0) {
+      r.note(s.unexpected() + " callbacks for tasks this phase did not submit");
+    }
+  }
+
+  static String truncate(String s, int max) {
+    if (s == null) {
+      return "null";
+    }
+    String one = s.replace('\n', ' ');
+    return one.length() <= max ? one : one.substring(0, max) + "…";
+  }
+}

@@ -1,0 +1,224 @@
+package ax.bench;
+
+import io.vertx.core.Vertx;
+import io.vertx.core.buffer.Buffer;
+import io.vertx.core.http.HttpMethod;
+import io.vertx.core.http.HttpServer;
+import io.vertx.core.http.HttpServerOptions;
+import io.vertx.core.json.JsonObject;
+import java.time.Instant;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.Map;
+import java.util.Set;
+import java.util.TreeMap;
+import java.util.concurrent.TimeUnit;
+import org.HdrHistogram.Histogram;
+
+/**
+ * The callback target: {@code POST /hook} on 127.0.0.1, answers 200 {@code {"ok":true}} at once and
+ * records, per task, arrival time minus trigger_time ("lateness"). The submitter, this receiver and
+ * the scheduler (which uses the database clock) all run on the same machine, so no clock skew enters.
+ *
+ * <p>Arrivals go to the current {@link Tracker}; a scenario with several phases swaps trackers.
+ */
+public final class Receiver implements AutoCloseable {
+  private static final Buffer OK = Buffer.buffer("{\"ok\":true}");
+
+  private final Vertx vertx;
+  private final Signer signer;
+  private HttpServer server;
+  private volatile Tracker tracker = new Tracker(null);
+
+  public Receiver(Vertx vertx, Signer signer) {
+    this.vertx = vertx;
+    this.signer = signer;
+  }
+
+  public int start() throws Exception {
+    server = vertx.createHttpServer(new HttpServerOptions().setHost("127.0.0.1").setPort(0)
+            .setIdleTimeout(0))
+        .requestHandler(req -> {
+          if (req.method() != HttpMethod.POST || !"/hook".equals(req.path())) {
+            req.response().setStatusCode(404).end();
+            return;
+          }
+          req.body().onComplete(ar -> {
+            long arrival = System.currentTimeMillis();
+            req.response().setStatusCode(200).putHeader("content-type", "application/json").end(OK);
+            if (ar.succeeded()) {
+              tracker.record(arrival, ar.result(), req.getHeader("X-Ax-Signature"), signer);
+            } else {
+              tracker.parseError();
+            }
+          });
+        });
+    server.listen().toCompletionStage().toCompletableFuture().get(10, TimeUnit.SECONDS);
+    return server.actualPort();
+  }
+
+  /** Starts a new phase: later arrivals are judged against {@code expected} (task id → intended trigger ms). */
+  public Tracker track(Map<String, Long> expected) {
+    Tracker t = new Tracker(expected);
+    tracker = t;
+    return t;
+  }
+
+  public Tracker tracker() {
+    return tracker;
+  }
+
+  @Override
+  public void close() throws Exception {
+    if (server != null) {
+      server.close().toCompletionStage().toCompletableFuture().get(10, TimeUnit.SECONDS);
+    }
+  }
+
+  /**
+   * Everything observed in one phase. Arrivals come from an event loop, the scenario polls from its own
+   * thread: all methods are synchronized. {@code expected} (task id → intended trigger ms) may still
+   * be filling while tasks arrive, so it is consulted only when a snapshot is taken.
+   */
+  public static final class Tracker {
+    private final Map<String, Long> expected; // null: judge every arrival as expected (no id list)
+    /** task id → {first arrival ms, trigger_time ms from the body, fired_at ms or MIN_VALUE}. */
+    private final Map<String, long[]> first = new HashMap<>();
+    private final Set<String> seenAttempts = new HashSet<>();
+    private final Map<String, Integer> duplicateSamples = new TreeMap<>();
+    private long arrivals;
+    private long duplicates;
+    private long retries;
+    private long parseErrors;
+    private long sigOk;
+    private long sigBad;
+    private long sigMissing;
+    /** Expected tasks already counted, and first arrivals not (yet) in {@code expected}. */
+    private long counted;
+    private final Set<String> uncounted = new HashSet<>();
+
+    Tracker(Map<String, Long> expected) {
+      this.expected = expected;
+    }
+
+    synchronized void parseError() {
+      parseErrors++;
+    }
+
+    synchronized void record(long arrival, Buffer body, String sigHeader, Signer signer) {
+      arrivals++;
+      if (sigHeader == null) {
+        sigMissing++;
+      } else if (signer.verifyOutgoing(sigHeader, body.getBytes())) {
+        sigOk++;
+      } else {
+        sigBad++;
+      }
+      String taskId;
+      int attempt;
+      long trigger;
+      long firedAt;
+      try {
+        JsonObject json = body.toJsonObject();
+        taskId = String.valueOf(json.getValue("task_id"));
+        attempt = json.getValue("attempt") == null ? -1 : json.getInteger("attempt");
+        trigger = Instant.parse(json.getString("trigger_time")).toEpochMilli();
+        String fa = json.getString("fired_at");
+        firedAt = fa == null ? Long.MIN_VALUE : Instant.parse(fa).toEpochMilli();
+      } catch (RuntimeException e) {
+        parseErrors++;
+        return;
+      }
+      String key = taskId + "#" + attempt;
+      if (!seenAttempts.add(key)) {
+        duplicates++;
+        if (duplicateSamples.size() < 10 || duplicateSamples.containsKey(key)) {
+          duplicateSamples.merge(key, 1, Integer::sum);
+        }
+      }
+      if (attempt > 1) {
+        retries++;
+      }
+      if (first.putIfAbsent(taskId, new long[] {arrival, trigger, firedAt}) == null) {
+        if (expected != null && expected.containsKey(taskId)) {
+          counted++;
+        } else {
+          uncounted.add(taskId); // unknown, or its 201 has not been processed yet
+        }
+      }
+    }
+
+    /** Distinct expected tasks received so far (all distinct tasks when there is no expected list). */
+    public synchronized long expectedReceived() {
+      if (expected == null) {
+        return first.size();
+      }
+      if (!uncounted.isEmpty()) {
+        var it = uncounted.iterator();
+        while (it.hasNext()) {
+          if (expected.containsKey(it.next())) {
+            counted++;
+            it.remove();
+          }
+        }
+      }
+      return counted;
+    }
+
+    public synchronized Snapshot snapshot() {
+      Histogram lateness = new Histogram(TimeUnit.HOURS.toMillis(24), 3);
+      Histogram fireLag = new Histogram(TimeUnit.HOURS.toMillis(24), 3);
+      long early = 0;
+      long minLateness = 0;
+      long expectedReceived = 0;
+      long unexpected = 0;
+      long mismatch = 0;
+      long firstMs = Long.MAX_VALUE;
+      long lastMs = Long.MIN_VALUE;
+      for (Map.Entry<String, long[]> e : first.entrySet()) {
+        long[] a = e.getValue();
+        long late = a[0] - a[1];
+        if (late < 0) { // an early execution is wrong whatever task it belongs to
+          early++;
+          minLateness = Math.min(minLateness, late);
+        }
+        Long intended = expected == null ? Long.valueOf(a[1]) : expected.get(e.getKey());
+        if (intended == null) {
+          unexpected++;
+          continue;
+        }
+        expectedReceived++;
+        if (intended != a[1]) {
+          mismatch++;
+        }
+        if (late >= 0) {
+          lateness.recordValue(Math.min(late, lateness.getHighestTrackableValue()));
+        }
+        if (a[2] != Long.MIN_VALUE && a[2] >= a[1]) {
+          fireLag.recordValue(Math.min(a[2] - a[1], fireLag.getHighestTrackableValue()));
+        }
+        firstMs = Math.min(firstMs, a[0]);
+        lastMs = Math.max(lastMs, a[0]);
+      }
+      long total = expected == null ? first.size() : expected.size();
+      return new Snapshot(lateness, fireLag, arrivals, first.size(), expectedReceived, total, early,
+          minLateness, duplicates, new TreeMap<>(duplicateSamples), retries, unexpected, mismatch,
+          parseErrors, sigOk, sigBad, sigMissing,
+          firstMs == Long.MAX_VALUE ? 0 : firstMs, lastMs == Long.MIN_VALUE ? 0 : lastMs);
+    }
+  }
+
+  /**
+   * An immutable view of a tracker. Histograms cover expected tasks only (first execution of each);
+   * {@code early} counts every task whose first arrival preceded its trigger_time.
+   */
+  public record Snapshot(Histogram lateness, Histogram fireLag, long arrivals, long distinct,
+                         long expectedReceived, long expectedTotal, long early, long minLateness,
+                         long duplicates, Map<String, Integer> duplicateSamples, long retries,
+                         long unexpected, long triggerMismatch, long parseErrors,
+                         long sigOk, long sigBad, long sigMissing, long firstArrivalMs, long lastArrivalMs) {
+    public long missing() {
+      return expectedTotal - expectedReceived;
+    }
+  }
+}
