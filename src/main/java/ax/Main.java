@@ -55,7 +55,7 @@ public final class Main {
       } catch (Exception e) {
         Throwable cause = e.getCause() == null ? e : e.getCause();
         System.err.println("ax: failed to start: " + describe(cause, config));
-        node.stop();
+        node.stop().eventually(node::close);
         return 1;
       }
       if (dev) {
@@ -101,9 +101,14 @@ public final class Main {
     CountDownLatch stopped = new CountDownLatch(1);
     Runtime.getRuntime().addShutdownHook(new Thread(() -> {
       try {
-        node.stop().toCompletionStage().toCompletableFuture().get(15, TimeUnit.SECONDS);
+        node.stop().toCompletionStage().toCompletableFuture().get(10, TimeUnit.SECONDS);
       } catch (Exception ignored) {
         // best effort on the way out; the lease expires by itself
+      }
+      try {
+        node.close().toCompletionStage().toCompletableFuture().get(5, TimeUnit.SECONDS);
+      } catch (Exception ignored) {
+        // the process is exiting anyway
       }
       closeQuietly(devDb);
       stopped.countDown();

@@ -174,7 +174,10 @@ public final class AxNode {
     return vertx;
   }
 
-  /** Graceful stop: undeploy in reverse order (LeaderVerticle resigns its lease), then close. */
+  /**
+   * Graceful stop: /health turns 503, the API stops, LeaderVerticle resigns its lease (a successor
+   * starts at once instead of after the TTL), the node slot is released. Then {@link #close()}.
+   */
   public Future<Void> stop() {
     draining = true;
     if (vertx == null) {
@@ -184,10 +187,14 @@ public final class AxNode {
       clockSync.stop();
     }
     return undeploy(apiDeployment)
-        .eventually(() -> undeploy(leaderDeployment)) // resigns the lease: a successor starts at once
+        .eventually(() -> undeploy(leaderDeployment))
         .eventually(() -> slotKeeper == null ? Future.succeededFuture() : slotKeeper.stop())
-        .eventually(() -> vertx.close())
         .recover(e -> Future.succeededFuture());
+  }
+
+  /** Closes Vert.x; awaited separately because callbacks cannot run on a closing Vert.x. */
+  public Future<Void> close() {
+    return vertx == null ? Future.succeededFuture() : vertx.close();
   }
 
   private Future<Void> undeploy(String deploymentId) {

@@ -28,7 +28,7 @@ public final class Receiver implements AutoCloseable {
   private final Vertx vertx;
   private final Signer signer;
   private HttpServer server;
-  private volatile Tracker tracker = new Tracker(null);
+  private volatile Tracker tracker = new Tracker(null, null);
 
   public Receiver(Vertx vertx, Signer signer) {
     this.vertx = vertx;
@@ -59,7 +59,16 @@ public final class Receiver implements AutoCloseable {
 
   /** Starts a new phase: later arrivals are judged against {@code expected} (task id → intended trigger ms). */
   public Tracker track(Map<String, Long> expected) {
-    Tracker t = new Tracker(expected);
+    return track(expected, null);
+  }
+
+  /**
+   * As {@link #track(Map)}; {@code acceptedAt} (task id → ms the 201 arrived) lets the snapshot also
+   * give the lateness of the tasks that were accepted before they were due, which is what the
+   * scheduler can be held to when submission could not keep ahead of the trigger times.
+   */
+  public Tracker track(Map<String, Long> expected, Map<String, Long> acceptedAt) {
+    Tracker t = new Tracker(expected, acceptedAt);
     tracker = t;
     return t;
   }
@@ -82,6 +91,7 @@ public final class Receiver implements AutoCloseable {
    */
   public static final class Tracker {
     private final Map<String, Long> expected; // null: judge every arrival as expected (no id list)
+    private final Map<String, Long> acceptedAt; // may be null
     /** task id → {first arrival ms, trigger_time ms from the body, fired_at ms or MIN_VALUE}. */
     private final Map<String, long[]> first = new HashMap<>();
     private final Set<String> seenAttempts = new HashSet<>();
@@ -97,8 +107,9 @@ public final class Receiver implements AutoCloseable {
     private long counted;
     private final Set<String> uncounted = new HashSet<>();
 
-    Tracker(Map<String, Long> expected) {
+    Tracker(Map<String, Long> expected, Map<String, Long> acceptedAt) {
       this.expected = expected;
+      this.acceptedAt = acceptedAt;
     }
 
     synchronized void parseError() {
@@ -168,6 +179,7 @@ public final class Receiver implements AutoCloseable {
     public synchronized Snapshot snapshot() {
       Histogram lateness = new Histogram(TimeUnit.HOURS.toMillis(24), 3);
       Histogram fireLag = new Histogram(TimeUnit.HOURS.toMillis(24), 3);
+      Histogram onTime = acceptedAt == null ? null : new Histogram(TimeUnit.HOURS.toMillis(24), 3);
       long early = 0;
       long minLateness = 0;
       long expectedReceived = 0;
@@ -193,6 +205,10 @@ public final class Receiver implements AutoCloseable {
         }
         if (late >= 0) {
           lateness.recordValue(Math.min(late, lateness.getHighestTrackableValue()));
+          Long acc = onTime == null ? null : acceptedAt.get(e.getKey());
+          if (acc != null && acc <= a[1]) {
+            onTime.recordValue(Math.min(late, onTime.getHighestTrackableValue()));
+          }
         }
         if (a[2] != Long.MIN_VALUE && a[2] >= a[1]) {
           fireLag.recordValue(Math.min(a[2] - a[1], fireLag.getHighestTrackableValue()));
@@ -201,7 +217,7 @@ public final class Receiver implements AutoCloseable {
         lastMs = Math.max(lastMs, a[0]);
       }
       long total = expected == null ? first.size() : expected.size();
-      return new Snapshot(lateness, fireLag, arrivals, first.size(), expectedReceived, total, early,
+      return new Snapshot(lateness, onTime, fireLag, arrivals, first.size(), expectedReceived, total, early,
           minLateness, duplicates, new TreeMap<>(duplicateSamples), retries, unexpected, mismatch,
           parseErrors, sigOk, sigBad, sigMissing,
           firstMs == Long.MAX_VALUE ? 0 : firstMs, lastMs == Long.MIN_VALUE ? 0 : lastMs);
@@ -210,9 +226,10 @@ public final class Receiver implements AutoCloseable {
 
   /**
    * An immutable view of a tracker. Histograms cover expected tasks only (first execution of each);
+   * {@code latenessAcceptedBeforeDue} is null unless accept times were given;
    * {@code early} counts every task whose first arrival preceded its trigger_time.
    */
-  public record Snapshot(Histogram lateness, Histogram fireLag, long arrivals, long distinct,
+  public record Snapshot(Histogram lateness, Histogram latenessAcceptedBeforeDue, Histogram fireLag, long arrivals, long distinct,
                          long expectedReceived, long expectedTotal, long early, long minLateness,
                          long duplicates, Map<String, Integer> duplicateSamples, long retries,
                          long unexpected, long triggerMismatch, long parseErrors,
