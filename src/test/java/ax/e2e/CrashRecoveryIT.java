@@ -41,14 +41,17 @@ class CrashRecoveryIT {
       long due;
       try (AxProcess first = AxProcess.start("server", env(pg, receiver))) {
         ApiClient api = new ApiClient(first.port, KEY, SECRET);
-        due = System.currentTimeMillis() + 4_000;
+        due = System.currentTimeMillis() + 8_000;
         for (int i = 0; i < 200; i++) {
-          ApiClient.Reply r = api.submit(new JsonObject().put("task_type", "crash.ok")
+          ApiClient.Reply r = api.submit(new JsonObject().put("task_type", "crash.ok").put("timeout_ms", 2_000)
               .put("trigger_time", Instant.ofEpochMilli(due + i * 5L).toString()).put("callback_url", receiver.url()));
           assertEquals(201, r.status(), r.raw().body());
           ids.add(Long.parseLong(r.body().getString("task_id")));
         }
         first.killHard();
+        // The claim of "exactly once" below holds only when the kill lands before anything was due.
+        org.junit.jupiter.api.Assumptions.assumeTrue(System.currentTimeMillis() < due,
+            "machine too slow: the kill landed after the first task was due");
       }
       try (AxProcess second = AxProcess.start("server", env(pg, receiver))) {
         awaitAllTerminal(pg, ids, 30_000, second);
