@@ -17,6 +17,8 @@ import io.vertx.core.net.SocketAddress;
 import java.net.InetAddress;
 import java.net.URI;
 import java.nio.charset.StandardCharsets;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
 import ax.clock.Rfc3339;
 
 /**
@@ -48,34 +50,61 @@ public final class HttpTargetInvoker {
     this.resolver = resolver;
   }
 
-  public Future<Outcome> invoke(ClaimedTask task, String secret, long firedAtMs) {
-    CallbackUrlPolicy.Verdict syntax = policy.checkUrl(task.callbackUrl());
-    if (!syntax.allowed()) {
-      return Future.succeededFuture(Outcome.failed("callback_url refused at send time: " + syntax.detail()));
+  /** A callback URL checked against the allow-list and taken apart once; bursts reuse the same few URLs. */
+  private record Target(CallbackUrlPolicy.Verdict syntax, String host, int port, boolean tls, String path) {
+  }
+
+  private final Map<String, Target> targets = new ConcurrentHashMap<>();
+
+  private Target target(String url) {
+    Target t = targets.get(url);
+    if (t != null) {
+      return t;
     }
-    URI uri = URI.create(task.callbackUrl());
-    String host = uri.getHost();
+    CallbackUrlPolicy.Verdict syntax = policy.checkUrl(url);
+    if (!syntax.allowed()) {
+      t = new Target(syntax, null, 0, false, null);
+    } else {
+      URI uri = URI.create(url);
+      boolean tls = "https".equalsIgnoreCase(uri.getScheme());
+      int port = uri.getPort() > 0 ? uri.getPort() : (tls ? 443 : 80);
+      String path = (uri.getRawPath() == null || uri.getRawPath().isEmpty() ? "/" : uri.getRawPath())
+          + (uri.getRawQuery() == null ? "" : "?" + uri.getRawQuery());
+      t = new Target(syntax, uri.getHost(), port, tls, path);
+    }
+    if (targets.size() > 10_000) {
+      targets.clear();
+    }
+    targets.put(url, t);
+    return t;
+  }
+
+  public Future<Outcome> invoke(ClaimedTask task, String secret, long firedAtMs) {
+    Target target = target(task.callbackUrl());
+    if (!target.syntax().allowed()) {
+      return Future.succeededFuture(Outcome.failed("callback_url refused at send time: " + target.syntax().detail()));
+    }
+    String host = target.host();
     return resolver.resolve(host)
         .compose(addresses -> {
           CallbackUrlPolicy.Verdict v = policy.checkResolved(host, addresses);
           if (!v.allowed()) {
             return Future.succeededFuture(Outcome.failed("callback_url refused at send time: " + v.detail()));
           }
-          return send(task, uri, addresses.get(0), secret, firedAtMs);
+          return send(task, target, addresses.get(0), secret, firedAtMs);
         })
         .recover(e -> Future.succeededFuture(Outcome.failed("cannot resolve " + host + ": " + e.getMessage())));
   }
 
-  private Future<Outcome> send(ClaimedTask task, URI uri, InetAddress address, String secret, long firedAtMs) {
-    boolean tls = "https".equalsIgnoreCase(uri.getScheme());
-    int port = uri.getPort() > 0 ? uri.getPort() : (tls ? 443 : 80);
-    String path = (uri.getRawPath() == null || uri.getRawPath().isEmpty() ? "/" : uri.getRawPath())
-        + (uri.getRawQuery() == null ? "" : "?" + uri.getRawQuery());
+  private Future<Outcome> send(ClaimedTask task, Target target, InetAddress address, String secret, long firedAtMs) {
+    boolean tls = target.tls();
+    int port = target.port();
+    String path = target.path();
     byte[] body = requestBody(task, firedAtMs).getBytes(StandardCharsets.UTF_8);
     RequestOptions options = new RequestOptions()
         .setMethod(HttpMethod.POST)
         .setServer(SocketAddress.inetSocketAddress(port, address.getHostAddress()))
-        .setHost(uri.getHost())
+        .setHost(target.host())
         .setPort(port)
         .setSsl(tls)
         .setURI(path)

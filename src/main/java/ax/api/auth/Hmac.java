@@ -15,6 +15,14 @@ import javax.crypto.spec.SecretKeySpec;
 final class Hmac {
 
   private static final HexFormat HEX = HexFormat.of();
+  /** Mac.getInstance walks the provider list; one instance per thread avoids that on every call. */
+  private static final ThreadLocal<Mac> MAC = ThreadLocal.withInitial(() -> {
+    try {
+      return Mac.getInstance("HmacSHA256");
+    } catch (GeneralSecurityException e) {
+      throw new IllegalStateException("HmacSHA256 is required of every JVM", e);
+    }
+  });
 
   private Hmac() {
   }
@@ -22,7 +30,7 @@ final class Hmac {
   /** Lowercase hex HMAC-SHA256 keyed by the UTF-8 bytes of {@code secret}, over the parts in order. */
   static String sha256Hex(String secret, byte[]... parts) {
     try {
-      Mac mac = Mac.getInstance("HmacSHA256");
+      Mac mac = MAC.get();
       mac.init(new SecretKeySpec(secret.getBytes(StandardCharsets.UTF_8), "HmacSHA256"));
       for (byte[] part : parts) {
         mac.update(part);
