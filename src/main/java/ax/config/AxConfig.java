@@ -44,7 +44,7 @@ public record AxConfig(
       RetryBackoff retryBackoff) {
 
     public static SchedulerTuning defaults() {
-      return new SchedulerTuning(10, 512, 10_000, 60_000, 1_000, 5_000, 500_000, 500,
+      return new SchedulerTuning(10, 512, 10_000, 60_000, 1_000, 5_000, 500_000, 200,
           30_000, 3_600_000, 30_000, 10_000, 256, RetryBackoff.defaults());
     }
   }
