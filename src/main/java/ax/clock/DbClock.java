@@ -36,10 +36,6 @@ public final class DbClock {
     anchor = new Anchor(dbMillis, monoNanosAtArrival);
   }
 
-  public boolean isAnchored() {
-    return anchor != null;
-  }
-
   public long monoNanos() {
     return monoNanos.getAsLong();
   }

@@ -90,9 +90,4 @@ public record AxConfig(
         r.longIn("AX_LEASE_TTL_MS", 30_000, 1_000, 600_000),
         tuning);
   }
-
-  public AxConfig withPgUrl(String url) {
-    return new AxConfig(httpPort, bridgePort, nodeId, url, pgPoolSize, redisUrl, bootstrapKey,
-        callbackAllowlist, defaultRateLimit, leaseTtlMs, scheduler);
-  }
 }

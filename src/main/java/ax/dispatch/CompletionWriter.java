@@ -53,10 +53,6 @@ public final class CompletionWriter {
     }
   }
 
-  public int pendingCount() {
-    return pending.size();
-  }
-
   private void flush() {
     if (pending.isEmpty() || flushing >= MAX_CONCURRENT_FLUSHES) {
       return;

@@ -54,10 +54,6 @@ public final class AxMetrics {
     this.requeuedOverdue = Counter.builder("ax_recovery_total").tag("kind", "overdue_requeued").register(registry);
   }
 
-  public MeterRegistry registry() {
-    return registry;
-  }
-
   public void gaugeWheelDepth(LongSupplier depth) {
     Gauge.builder("ax_wheel_queue_depth", depth::getAsLong).description("tasks held in memory (wheel + delay queue)")
         .register(registry);
@@ -66,11 +62,6 @@ public final class AxMetrics {
   public void gaugeClockOffset(LongSupplier offsetMs) {
     Gauge.builder("ax_clock_offset_ms", offsetMs::getAsLong)
         .description("node wall clock minus database clock; alert above 50 ms").register(registry);
-  }
-
-  public void gaugeLeaderEpoch(LongSupplier epoch) {
-    Gauge.builder("ax_leader_epoch", epoch::getAsLong).description("epoch of this node's term; 0 = standby")
-        .register(registry);
   }
 
   public void recordLoaded(int rows) {

@@ -183,10 +183,6 @@ public final class AxNode {
     return api == null ? -1 : api.actualPort();
   }
 
-  public Vertx vertx() {
-    return vertx;
-  }
-
   /**
    * Graceful stop: /health turns 503, the API stops, LeaderVerticle resigns its lease (a successor
    * starts at once instead of after the TTL), the node slot is released. Then {@link #close()}.

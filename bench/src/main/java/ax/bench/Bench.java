@@ -213,19 +213,31 @@ public final class Bench {
       triggers[i] = firstDue + (n == 1 ? 0 : i * windowMs / (n - 1));
     }
     long lastDue = triggers[n - 1];
+    Executed run = submitAndDrain(h, label, triggers, concurrency, firstDue, lastDue + drainMs, graceMs);
+    reportExecutions(r, run.snap());
+    r.result("CPU used", run.cpu());
+    judge(r, run.snap(), run.submitted(), true);
+  }
+
+  /** What one submit-then-wait run produced, with the CPU both processes used for it. */
+  record Executed(Submitted submitted, Receiver.Snapshot snap, String cpu) {
+  }
+
+  /** Submits tasks at {@code triggers}, reports the submission, and waits until all arrived or the deadline. */
+  static Executed submitAndDrain(Harness h, String label, long[] triggers, int concurrency, long firstDue,
+                                 long deadline, long graceMs) throws Exception {
     Map<String, Long> expected = new ConcurrentHashMap<>();
     Map<String, Long> acceptedAt = new ConcurrentHashMap<>();
     Receiver.Tracker tracker = h.receiver.track(expected, acceptedAt);
     double cpu0 = h.server.cpuSeconds();
     double benchCpu0 = benchCpuSeconds();
     Submitted s = submitAll(h, label, triggers, concurrency, expected, acceptedAt);
-    reportSubmission(r, s, n, concurrency, firstDue);
-    awaitDrain(h, label, tracker, lastDue + drainMs, graceMs);
+    reportSubmission(h.report, s, triggers.length, concurrency, firstDue);
+    awaitDrain(h, label, tracker, deadline, graceMs);
     Receiver.Snapshot snap = tracker.snapshot();
-    reportExecutions(r, snap);
-    r.result("CPU used", "scheduler " + Report.fmt(h.server.cpuSeconds() - cpu0, 1) + " s, bench "
-        + Report.fmt(benchCpuSeconds() - benchCpu0, 1) + " s (submission + execution)");
-    judge(r, snap, s, true);
+    String cpu = "scheduler " + Report.fmt(h.server.cpuSeconds() - cpu0, 1) + " s, bench "
+        + Report.fmt(benchCpuSeconds() - benchCpu0, 1) + " s (submission + execution)";
+    return new Executed(s, snap, cpu);
   }
 
   // ------------------------------------------------------------------------------------------------
@@ -240,15 +252,9 @@ public final class Bench {
     long due = System.currentTimeMillis() + leadMs;
     long[] triggers = new long[n];
     java.util.Arrays.fill(triggers, due);
-    Map<String, Long> expected = new ConcurrentHashMap<>();
-    Map<String, Long> acceptedAt = new ConcurrentHashMap<>();
-    Receiver.Tracker tracker = h.receiver.track(expected, acceptedAt);
-    double cpu0 = h.server.cpuSeconds();
-    double benchCpu0 = benchCpuSeconds();
-    Submitted s = submitAll(h, label, triggers, concurrency, expected, acceptedAt);
-    reportSubmission(r, s, n, concurrency, due);
-    awaitDrain(h, label, tracker, due + drainMs, graceMs);
-    Receiver.Snapshot snap = tracker.snapshot();
+    Executed run = submitAndDrain(h, label, triggers, concurrency, due, due + drainMs, graceMs);
+    Submitted s = run.submitted();
+    Receiver.Snapshot snap = run.snap();
     if (snap.expectedReceived() > 0) {
       long drain = snap.lastArrivalMs() - due;
       r.result("first execution after due", (snap.firstArrivalMs() - due) + " ms");
@@ -260,8 +266,7 @@ public final class Bench {
       }
     }
     reportExecutions(r, snap);
-    r.result("CPU used", "scheduler " + Report.fmt(h.server.cpuSeconds() - cpu0, 1) + " s, bench "
-        + Report.fmt(benchCpuSeconds() - benchCpu0, 1) + " s (submission + execution)");
+    r.result("CPU used", run.cpu());
     judge(r, snap, s, true);
   }
 
