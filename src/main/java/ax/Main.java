@@ -4,6 +4,8 @@ import ax.config.AxConfig;
 import ax.config.ConfigException;
 import ax.node.AxNode;
 import ax.node.DevDatabase;
+import ax.tools.ExecutorCommand;
+import ax.tools.ExecutorTokenCommand;
 import ax.tools.SignCommand;
 
 import java.security.SecureRandom;
@@ -15,7 +17,8 @@ import java.util.concurrent.TimeUnit;
 
 /**
  * {@code java -jar ax.jar <command>}: {@code server} (configured from the environment), {@code dev}
- * (embedded PostgreSQL, prints a key to use), {@code sign} (signs a request for curl users).
+ * (embedded PostgreSQL, prints a key to use), {@code sign} (signs a request for curl users), {@code executor}
+ * (a demo executor, see {@link ax.executor.AxExecutor}) and {@code executor-token} (mints its token).
  */
 public final class Main {
   private Main() {
@@ -27,12 +30,19 @@ public final class Main {
       case "server" -> System.exit(runNode(System.getenv(), false));
       case "dev" -> System.exit(runNode(System.getenv(), true));
       case "sign" -> System.exit(SignCommand.run(java.util.Arrays.copyOfRange(args, 1, args.length)));
+      case "executor" -> System.exit(ExecutorCommand.run(java.util.Arrays.copyOfRange(args, 1, args.length),
+          System.getenv()));
+      case "executor-token" -> System.exit(ExecutorTokenCommand.run(
+          java.util.Arrays.copyOfRange(args, 1, args.length), System.getenv()));
       default -> {
         System.out.println("""
             usage: java -jar ax.jar <command>
               server   run a scheduler node; needs AX_PG_URL (see README for every AX_* variable)
               dev      run a single node with an embedded PostgreSQL; prints an access key and secret
-              sign     sign an API request: sign --key AK --secret SK --method POST --path /openapi/v1/tasks [--query Q] [--body JSON | --body-file F]""");
+              sign     sign an API request: sign --key AK --secret SK --method POST --path /openapi/v1/tasks [--query Q] [--body JSON | --body-file F]
+              executor run a demo executor: executor --servers 127.0.0.1:7000[,host:port…] --token TOKEN --processors echo,noop,sleep,fail
+                       [--executor-id ID] [--zone Z] [--record FILE] [--pools high=8,default=16,slow=8] [--buffer N]
+              executor-token  print an executor token signed with AX_EXECUTOR_JWT_SECRET: executor-token --executor-id ID [--ttl-days N]""");
         System.exit("help".equals(command) ? 0 : 2);
       }
     }

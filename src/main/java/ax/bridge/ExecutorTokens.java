@@ -1,0 +1,112 @@
+package ax.bridge;
+
+import io.vertx.core.Future;
+import io.vertx.core.Vertx;
+import io.vertx.core.json.JsonObject;
+import io.vertx.ext.auth.JWTOptions;
+import io.vertx.ext.auth.PubSecKeyOptions;
+import io.vertx.ext.auth.authentication.TokenCredentials;
+import io.vertx.ext.auth.jwt.JWTAuth;
+import io.vertx.ext.auth.jwt.JWTAuthOptions;
+
+import java.nio.charset.StandardCharsets;
+import java.util.Base64;
+import java.util.List;
+import java.util.regex.Pattern;
+
+/**
+ * Executor tokens: HS256 JWTs, issuer {@code ax}, audience {@code ax-executor}, subject = executor id,
+ * signed with {@code AX_EXECUTOR_JWT_SECRET}. Minted by {@code ax executor-token}, verified by the
+ * bridge on an executor's first frame; both sides build their {@link JWTAuth} here so the claims they
+ * agree on are written down once.
+ */
+public final class ExecutorTokens {
+  public static final String ISSUER = "ax";
+  public static final String AUDIENCE = "ax-executor";
+  public static final String ALGORITHM = "HS256";
+  /** vertx-auth-jwt accepts any HS256 key, even 5 bytes; a short secret is brute-forceable, so refuse it. */
+  public static final int MIN_SECRET_BYTES = 32;
+
+  private static final Pattern EXECUTOR_ID = Pattern.compile("[A-Za-z0-9._:-]{1,64}");
+
+  private ExecutorTokens() {
+  }
+
+  /** Executor ids end up in event-bus addresses and log lines, hence the small alphabet. */
+  public static boolean isValidExecutorId(String id) {
+    return id != null && EXECUTOR_ID.matcher(id).matches();
+  }
+
+  public static String requireValidExecutorId(String id) {
+    if (!isValidExecutorId(id)) {
+      throw new IllegalArgumentException("invalid executor id '" + id + "': expected 1-64 of [A-Za-z0-9._:-]");
+    }
+    return id;
+  }
+
+  /** Throws {@link IllegalArgumentException} unless the secret has at least {@link #MIN_SECRET_BYTES} UTF-8 bytes. */
+  public static void requireStrongSecret(String secret) {
+    int bytes = secret == null ? 0 : secret.getBytes(StandardCharsets.UTF_8).length;
+    if (bytes < MIN_SECRET_BYTES) {
+      throw new IllegalArgumentException("executor JWT secret must be at least " + MIN_SECRET_BYTES
+          + " bytes (got " + bytes + ")");
+    }
+  }
+
+  /** The verifier the bridge uses: checks signature, expiry, issuer and audience. */
+  public static JWTAuth verifier(Vertx vertx, String secret) {
+    requireStrongSecret(secret);
+    return JWTAuth.create(vertx, new JWTAuthOptions()
+        .addPubSecKey(new PubSecKeyOptions().setAlgorithm(ALGORITHM).setBuffer(secret))
+        .setJWTOptions(new JWTOptions().setIssuer(ISSUER).setAudience(List.of(AUDIENCE))));
+  }
+
+  /** A token for {@code executorId} valid for {@code ttlSeconds}. */
+  public static String mint(Vertx vertx, String secret, String executorId, long ttlSeconds) {
+    requireValidExecutorId(executorId);
+    if (ttlSeconds <= 0 || ttlSeconds > Integer.MAX_VALUE) {
+      throw new IllegalArgumentException("token ttl must be between 1 and " + Integer.MAX_VALUE + " seconds");
+    }
+    return verifier(vertx, secret).generateToken(new JsonObject().put("sub", executorId),
+        new JWTOptions().setAlgorithm(ALGORITHM).setIssuer(ISSUER).setAudience(List.of(AUDIENCE))
+            .setExpiresInSeconds((int) ttlSeconds));
+  }
+
+  /**
+   * Verifies a token and returns its subject, the executor id. Fails when the token is bad, expired,
+   * for another audience, or names an id outside the allowed alphabet.
+   */
+  public static Future<String> verify(JWTAuth verifier, String token) {
+    if (token == null || token.isBlank()) {
+      return Future.failedFuture(new IllegalArgumentException("missing token"));
+    }
+    return verifier.authenticate(new TokenCredentials(token)).compose(user -> {
+      String subject = user.subject();
+      return isValidExecutorId(subject) ? Future.succeededFuture(subject)
+          : Future.failedFuture(new IllegalArgumentException("token subject is not a valid executor id"));
+    });
+  }
+
+  /**
+   * The {@code sub} claim read WITHOUT checking the signature: only for an executor to learn its own id
+   * from the token it was given. Never use this to trust a token.
+   */
+  public static String unverifiedSubject(String token) {
+    String[] parts = token == null ? new String[0] : token.split("\\.");
+    if (parts.length != 3) {
+      throw new IllegalArgumentException("not a JWT (expected three dot-separated parts)");
+    }
+    try {
+      JsonObject payload = new JsonObject(new String(Base64.getUrlDecoder().decode(parts[1]), StandardCharsets.UTF_8));
+      String sub = payload.getString("sub");
+      if (sub == null) {
+        throw new IllegalArgumentException("token has no 'sub' claim");
+      }
+      return sub;
+    } catch (IllegalArgumentException e) {
+      throw e;
+    } catch (RuntimeException e) {
+      throw new IllegalArgumentException("cannot read the token payload: " + e.getMessage(), e);
+    }
+  }
+}

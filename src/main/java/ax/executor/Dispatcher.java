@@ -1,0 +1,173 @@
+package ax.executor;
+
+import io.vertx.core.json.JsonArray;
+import io.vertx.core.json.JsonObject;
+
+import java.util.Map;
+import java.util.function.Consumer;
+import java.util.logging.Level;
+import java.util.logging.Logger;
+
+/**
+ * Decides, task by task, what happens to a dispatch, and runs what it accepts.
+ *
+ * <ol>
+ *   <li>A dispatch older than the highest epoch seen is rejected whole ({@code stale_epoch}).</li>
+ *   <li>A task already in the {@link DedupeWindow} is accepted but not run; its outcome, if known, is
+ *       re-sent.</li>
+ *   <li>Otherwise it is accepted if a permit is free ({@link Admission}), else rejected; while draining
+ *       everything new is rejected.</li>
+ * </ol>
+ * {@link #onDispatch} runs on the event loop and only decides and enqueues, so the ack goes out at once;
+ * handlers run on the {@link WorkerPools}. Outcomes go to {@code results} from whichever thread produced
+ * them.
+ */
+final class Dispatcher {
+  private static final Logger LOG = Logger.getLogger(Dispatcher.class.getName());
+
+  /** A handler and the pool it was pinned to (null: route by the dispatch). */
+  record Registration(TaskHandler handler, Pool pool) {
+  }
+
+  private final String executorId;
+  private final Map<String, Registration> handlers;
+  private final WorkerPools pools;
+  private final Admission admission;
+  private final DedupeWindow<TaskResult> dedupe;
+  private final EpochFence epochs;
+  private final ExecutionRecorder recorder;
+  private final ExecutorStats stats;
+  private final Consumer<TaskResult> results;
+  private volatile boolean draining;
+
+  Dispatcher(String executorId, Map<String, Registration> handlers, WorkerPools pools, Admission admission,
+             DedupeWindow<TaskResult> dedupe, EpochFence epochs, ExecutionRecorder recorder, ExecutorStats stats,
+             Consumer<TaskResult> results) {
+    this.executorId = executorId;
+    this.handlers = Map.copyOf(handlers);
+    this.pools = pools;
+    this.admission = admission;
+    this.dedupe = dedupe;
+    this.epochs = epochs;
+    this.recorder = recorder;
+    this.stats = stats;
+    this.results = results;
+  }
+
+  /** From now on every new task is rejected (repeats of known ones are still accepted). */
+  void startDraining() {
+    draining = true;
+  }
+
+  /** Tasks acked and not finished yet (running or waiting for a thread). */
+  int inflight() {
+    return admission.inflight();
+  }
+
+  /** The heartbeat's {@code backlog}: acked tasks waiting for a worker. */
+  int backlog() {
+    return Math.max(0, admission.inflight() - pools.running());
+  }
+
+  /** Handles one dispatch body and returns the ack to reply with. */
+  JsonObject onDispatch(JsonObject dispatch) {
+    JsonArray tasks = dispatch.getJsonArray("tasks", new JsonArray());
+    JsonArray accepted = new JsonArray();
+    JsonArray rejected = new JsonArray();
+    Object epochValue = dispatch.getValue("epoch");
+    if (epochValue instanceof Number epoch && !epochs.admit(epoch.longValue())) {
+      for (Object task : tasks) {
+        String id = TaskContext.idOf(task);
+        if (id != null) {
+          rejected.add(id);
+        }
+      }
+      stats.rejected(rejected.size());
+      LOG.info(() -> "rejected a dispatch of epoch " + epoch + " (highest seen " + epochs.highest() + ")");
+      return new JsonObject().put("accepted", accepted).put("rejected", rejected).put("reason", "stale_epoch");
+    }
+    for (Object raw : tasks) {
+      String id = TaskContext.idOf(raw);
+      if (id == null) {
+        LOG.warning(() -> "ignoring a dispatched task without task_id: " + raw);
+        continue;
+      }
+      if (decide((JsonObject) raw)) {
+        accepted.add(id);
+      } else {
+        rejected.add(id);
+      }
+    }
+    stats.rejected(rejected.size());
+    return new JsonObject().put("accepted", accepted).put("rejected", rejected);
+  }
+
+  /** True = accepted. */
+  private boolean decide(JsonObject raw) {
+    TaskContext ctx;
+    try {
+      ctx = TaskContext.fromDispatch(raw, executorId);
+    } catch (IllegalArgumentException e) {
+      LOG.warning("rejecting a malformed task: " + e.getMessage());
+      return false;
+    }
+    DedupeKey key = ctx.dedupeKey();
+    if (dedupe.contains(key)) {
+      stats.deduplicated();
+      // Finished: send the outcome again (the first report may be what got lost). Still running: the
+      // first run will report.
+      dedupe.outcome(key).ifPresent(results);
+      return true;
+    }
+    if (draining || !admission.tryAcquire()) {
+      return false;
+    }
+    dedupe.tryStart(key);
+    Registration reg = handlers.get(ctx.processor());
+    if (reg == null) {
+      // The scheduler only sends processors we registered; this is a misconfiguration, report it loudly.
+      TaskResult failed = TaskResult.failure(ctx, "no handler for processor '" + ctx.processor() + "' on executor "
+          + executorId, 0);
+      dedupe.complete(key, failed);
+      results.accept(failed);
+      admission.release();
+      return true;
+    }
+    Pool pool = Pool.route(reg.pool(), ctx.pool(), ctx.priority(), ctx.timeoutMs());
+    try {
+      pools.submit(pool, () -> run(reg.handler(), ctx));
+    } catch (RuntimeException e) { // pools shut down: only after close()
+      admission.release();
+      LOG.log(Level.WARNING, "cannot queue task " + ctx.taskId(), e);
+      return false;
+    }
+    return true;
+  }
+
+  private void run(TaskHandler handler, TaskContext ctx) {
+    long start = System.nanoTime();
+    TaskResult result;
+    try {
+      recorder.started(ctx);
+      Object value = handler.handle(ctx);
+      result = TaskResult.success(ctx, value, elapsedMs(start));
+    } catch (Throwable e) {
+      if (e instanceof InterruptedException) {
+        Thread.currentThread().interrupt();
+      }
+      String message = e.getMessage() != null ? e.getMessage() : e.getClass().getName();
+      LOG.log(Level.FINE, "task " + ctx.taskId() + " attempt " + ctx.attempt() + " failed", e);
+      result = TaskResult.failure(ctx, message, elapsedMs(start));
+    }
+    stats.executed(result);
+    dedupe.complete(ctx.dedupeKey(), result);
+    // Hand the result over before releasing the permit: drain waits for "nothing in flight and no
+    // result outstanding", and must never see the gap between the two.
+    results.accept(result);
+    admission.release();
+  }
+
+  private static long elapsedMs(long startNanos) {
+    return (System.nanoTime() - startNanos) / 1_000_000;
+  }
+}

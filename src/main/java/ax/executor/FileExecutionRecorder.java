@@ -1,0 +1,41 @@
+package ax.executor;
+
+import java.io.BufferedWriter;
+import java.io.Closeable;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
+
+/**
+ * Appends {@code task_id attempt shard_index executor_id} per started execution to a file, flushed per
+ * line so a killed executor leaves every line it started. Tests compare these files across executors
+ * to prove no task ran twice.
+ */
+public final class FileExecutionRecorder implements ExecutionRecorder, Closeable {
+  private final BufferedWriter out;
+
+  public FileExecutionRecorder(Path file) throws IOException {
+    this.out = Files.newBufferedWriter(file, StandardCharsets.UTF_8, StandardOpenOption.CREATE,
+        StandardOpenOption.APPEND, StandardOpenOption.WRITE);
+  }
+
+  @Override
+  public synchronized void started(TaskContext ctx) {
+    try {
+      out.write(ctx.taskId() + " " + ctx.attempt() + " " + ctx.shardIndex() + " " + ctx.executorId());
+      out.newLine();
+      out.flush();
+    } catch (IOException e) {
+      // A test relying on the file must see the failure rather than a silently short file.
+      throw new UncheckedIOException("cannot record execution of task " + ctx.taskId(), e);
+    }
+  }
+
+  @Override
+  public synchronized void close() throws IOException {
+    out.close();
+  }
+}

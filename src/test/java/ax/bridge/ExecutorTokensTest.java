@@ -1,0 +1,102 @@
+package ax.bridge;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.vertx.core.Vertx;
+import io.vertx.core.json.JsonObject;
+import io.vertx.ext.auth.JWTOptions;
+import io.vertx.ext.auth.jwt.JWTAuth;
+import java.util.List;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+
+class ExecutorTokensTest {
+  private static final String SECRET = "0123456789abcdef0123456789abcdef";
+  private final Vertx vertx = Vertx.vertx();
+
+  @AfterEach
+  void close() throws Exception {
+    vertx.close().toCompletionStage().toCompletableFuture().get(5, TimeUnit.SECONDS);
+  }
+
+  private String verify(String secret, String token) throws Exception {
+    return ExecutorTokens.verify(ExecutorTokens.verifier(vertx, secret), token)
+        .toCompletionStage().toCompletableFuture().get(5, TimeUnit.SECONDS);
+  }
+
+  /** The reason verification gave, failing the test if it succeeded. */
+  private String refusal(String secret, String token) {
+    ExecutionException e = assertThrows(ExecutionException.class, () -> verify(secret, token));
+    return String.valueOf(e.getCause().getMessage());
+  }
+
+  @Test
+  void aMintedTokenVerifiesToItsExecutorId() throws Exception {
+    String token = ExecutorTokens.mint(vertx, SECRET, "ex-1", 3_600);
+
+    assertEquals("ex-1", verify(SECRET, token));
+    assertEquals("ex-1", ExecutorTokens.unverifiedSubject(token));
+  }
+
+  @Test
+  void aTokenSignedWithAnotherSecretIsRefused() {
+    String token = ExecutorTokens.mint(vertx, SECRET, "ex-1", 3_600);
+
+    assertTrue(refusal("another-secret-of-at-least-32-bytes!", token).contains("Signature verification failed"));
+  }
+
+  @Test
+  void anExpiredTokenIsRefused() {
+    JWTAuth signer = ExecutorTokens.verifier(vertx, SECRET);
+    long now = System.currentTimeMillis() / 1000;
+    String expired = signer.generateToken(new JsonObject().put("sub", "ex-1").put("exp", now - 60),
+        new JWTOptions().setAlgorithm("HS256").setIssuer(ExecutorTokens.ISSUER)
+            .setAudience(List.of(ExecutorTokens.AUDIENCE)));
+
+    assertTrue(refusal(SECRET, expired).contains("expired"));
+  }
+
+  @Test
+  void aTokenForAnotherAudienceIsRefused() {
+    JWTAuth signer = ExecutorTokens.verifier(vertx, SECRET);
+    String other = signer.generateToken(new JsonObject().put("sub", "ex-1"),
+        new JWTOptions().setAlgorithm("HS256").setIssuer(ExecutorTokens.ISSUER).setAudience(List.of("ax-api"))
+            .setExpiresInSeconds(60));
+
+    assertTrue(refusal(SECRET, other).contains("audience"));
+  }
+
+  @Test
+  void secretsShorterThan32BytesAreRefused() {
+    assertThrows(IllegalArgumentException.class, () -> ExecutorTokens.verifier(vertx, "too-short"));
+    assertThrows(IllegalArgumentException.class, () -> ExecutorTokens.mint(vertx, "x".repeat(31), "ex-1", 60));
+    assertThrows(IllegalArgumentException.class, () -> ExecutorTokens.verifier(vertx, null));
+  }
+
+  @Test
+  void executorIdsUseASmallAlphabet() {
+    assertTrue(ExecutorTokens.isValidExecutorId("ex-1.zone_a:7"));
+    assertTrue(ExecutorTokens.isValidExecutorId("x".repeat(64)));
+    assertFalse(ExecutorTokens.isValidExecutorId("x".repeat(65)));
+    assertFalse(ExecutorTokens.isValidExecutorId(""));
+    assertFalse(ExecutorTokens.isValidExecutorId("ex 1"));
+    assertFalse(ExecutorTokens.isValidExecutorId("ex/1"));
+    assertThrows(IllegalArgumentException.class, () -> ExecutorTokens.mint(vertx, SECRET, "ex/1", 60));
+  }
+
+  @Test
+  void aNonPositiveTtlIsRefused() {
+    assertThrows(IllegalArgumentException.class, () -> ExecutorTokens.mint(vertx, SECRET, "ex-1", 0));
+  }
+
+  @Test
+  void somethingThatIsNotAJwtHasNoSubject() {
+    assertThrows(IllegalArgumentException.class, () -> ExecutorTokens.unverifiedSubject("abc"));
+    assertThrows(IllegalArgumentException.class, () -> ExecutorTokens.unverifiedSubject("a.!!!.c"));
+  }
+}
