@@ -1,7 +1,9 @@
 package ax.api;
 
 import ax.bus.Addresses;
+import ax.bus.LeaderWatch;
 import ax.bus.LocalCodec;
+import ax.bus.SubmitMessage;
 import ax.bus.TaskBatch;
 import ax.clock.DbClock;
 import ax.http.CallbackUrlPolicy;
@@ -17,6 +19,7 @@ import ax.task.TaskStatus;
 import ax.wheel.ScheduledTask;
 import io.vertx.core.Future;
 import io.vertx.core.Vertx;
+import io.vertx.core.eventbus.DeliveryOptions;
 import io.vertx.core.json.DecodeException;
 import io.vertx.core.json.JsonArray;
 import io.vertx.core.json.JsonObject;
@@ -35,6 +38,10 @@ import java.util.List;
  */
 public final class TaskHandlers {
   public static final int MAX_BATCH = 1000;
+  /** R7: the sync endpoint is for tasks estimated under 3 s. */
+  private static final long SYNC_MAX_TIMEOUT_MS = 3_000;
+  /** How much longer the API waits for the leader's answer than the leader waits for the executor. */
+  private static final long SYNC_GRACE_MS = 500;
 
   private final Vertx vertx;
   private final TaskStore tasks;
@@ -46,10 +53,12 @@ public final class TaskHandlers {
   private final NodeSlotKeeper slot;
   private final DbClock clock;
   private final long loadWindowMs;
+  private final LeaderWatch leader;
 
   public TaskHandlers(Vertx vertx, TaskStore tasks, AttemptStore attempts, CallbackUrlPolicy urlPolicy,
                       HostResolver resolver, TaskIdGenerator ids, NodeSlotKeeper slot, DbClock clock,
-                      long loadWindowMs) {
+                      long loadWindowMs, LeaderWatch leader) {
+    this.leader = leader;
     this.vertx = vertx;
     this.tasks = tasks;
     this.attempts = attempts;
@@ -116,6 +125,33 @@ public final class TaskHandlers {
 
   /** Validates, checks the callback host's addresses, inserts (committed), and notifies the wheel. */
   private Future<TaskStore.Inserted> submit(ApiPrincipal who, JsonObject body, long receivedAt) {
+    return insert(who, body, receivedAt).onSuccess(ins -> {
+      TaskRecord r = ins.task();
+      long trigger = r.triggerTime().toInstant().toEpochMilli();
+      if (!ins.duplicate() && trigger <= clock.nowMillis() + loadWindowMs) {
+        List<ScheduledTask> due = new ArrayList<>(1 + ins.shardIds().length);
+        due.add(new ScheduledTask(r.taskId(), trigger, r.priority()));
+        for (long shard : ins.shardIds()) {
+          due.add(new ScheduledTask(shard, trigger, r.priority()));
+        }
+        toWheel(due);
+      }
+    });
+  }
+
+  /**
+   * The leader's wheel takes it directly when this node leads; otherwise it crosses the cluster. If
+   * that message is lost (no leader right now), the next leader's loader finds the task in PostgreSQL.
+   */
+  private void toWheel(List<ScheduledTask> tasks) {
+    if (leader.isLeader()) {
+      vertx.eventBus().send(Addresses.WHEEL_SCHEDULE, new TaskBatch(tasks), LocalCodec.localOnly());
+    } else {
+      vertx.eventBus().send(Addresses.WHEEL_SUBMIT, SubmitMessage.encode(tasks));
+    }
+  }
+
+  private Future<TaskStore.Inserted> insert(ApiPrincipal who, JsonObject body, long receivedAt) {
     TaskRequestParser.Submission s;
     try {
       s = parser.parse(body, receivedAt);
@@ -128,20 +164,19 @@ public final class TaskHandlers {
     }
     return checkCallbackHost(s.callbackUrl()).compose(v -> {
       long id = ids.nextId();
-      TaskStatus status = TaskStateMachine.admitted(s.triggerTimeMs(), clock.nowMillis());
+      // A due processor task starts DELAYED all the same: the claim turns it READY and hands it to the
+      // executor dispatch at once (a READY one would wait for the dispatch's periodic top-up).
+      TaskStatus status = s.processor() != null ? TaskStatus.DELAYED
+          : TaskStateMachine.admitted(s.triggerTimeMs(), clock.nowMillis());
       NewTask t = s.toNewTask(id, who.tenantId(), who.accessKey(), status);
-      return tasks.insert(t);
+      long[] shardIds = new long[s.shardTotal() > 1 ? s.shardTotal() : 0];
+      for (int i = 0; i < shardIds.length; i++) {
+        shardIds[i] = ids.nextId();
+      }
+      return tasks.insert(t, shardIds);
     }).recover(e -> Future.failedFuture(e instanceof PgException pg && pg.getSqlState() != null
         && pg.getSqlState().startsWith("23") ? InvalidRequest.field("body", "violates a task invariant: "
-        + pg.getErrorMessage()) : e))
-        .onSuccess(ins -> {
-          TaskRecord r = ins.task();
-          long trigger = r.triggerTime().toInstant().toEpochMilli();
-          if (!ins.duplicate() && trigger <= clock.nowMillis() + loadWindowMs) {
-            vertx.eventBus().send(Addresses.WHEEL_SCHEDULE,
-                new TaskBatch(List.of(new ScheduledTask(r.taskId(), trigger, r.priority()))), LocalCodec.localOnly());
-          }
-        });
+        + pg.getErrorMessage()) : e));
   }
 
   private Future<Void> checkCallbackHost(String callbackUrl) {
@@ -256,17 +291,55 @@ public final class TaskHandlers {
     });
   }
 
-  /** Executors arrive in a later version; without them no task can run synchronously. */
+  /**
+   * Runs a processor task now and answers with its outcome. The task is stored like any other; the
+   * leader is asked to wait for it <em>before</em> it enters the wheel (so a fast result cannot slip
+   * past), and a task without an outcome within {@code timeout_ms} is failed, so a late executor
+   * result is refused and the caller's answer stays the truth.
+   */
   public void runSync(RoutingContext ctx) {
+    ApiPrincipal who = ctx.get(ApiPrincipal.CONTEXT_KEY);
     JsonObject body = bodyObject(ctx);
-    Object timeout = body == null ? null : body.getValue("timeout_ms");
-    if (timeout instanceof Number n && n.longValue() > 3000) {
+    if (body == null) {
+      Problem.validation("body: a JSON object is required").send(ctx);
+      return;
+    }
+    Object timeout = body.getValue("timeout_ms");
+    if (timeout instanceof Number n && n.longValue() > SYNC_MAX_TIMEOUT_MS) {
       new Problem(400, "use_async_endpoint", "Too slow for the sync endpoint",
           "timeout_ms: synchronous tasks must finish within 3000 ms; submit it to POST /openapi/v1/tasks").send(ctx);
       return;
     }
-    new Problem(501, "not_implemented", "Not implemented",
-        "synchronous execution needs executors, which this server version does not support yet").send(ctx);
+    for (String field : List.of("trigger_time", "delay_ms", "depends_on", "callback_url")) {
+      if (body.containsKey(field)) {
+        Problem.validation(field + ": not allowed on the sync endpoint (it runs a processor task now)").send(ctx);
+        return;
+      }
+    }
+    if (!body.containsKey("processor")) {
+      Problem.validation("processor: required on the sync endpoint").send(ctx);
+      return;
+    }
+    JsonObject task = body.copy();
+    task.put("timeout_ms", timeout == null ? SYNC_MAX_TIMEOUT_MS : timeout);
+    long timeoutMs = ((Number) task.getValue("timeout_ms")).longValue();
+    insert(who, task, clock.nowMillis()).compose(ins -> {
+      TaskRecord r = ins.task();
+      JsonObject await = new JsonObject().put("task_id", Long.toString(r.taskId()))
+          .put("trigger_ms", r.triggerTime().toInstant().toEpochMilli()).put("priority", r.priority())
+          .put("timeout_ms", timeoutMs);
+      return vertx.eventBus().<JsonObject>request(Addresses.SYNC_AWAIT, await,
+              new DeliveryOptions().setSendTimeout(timeoutMs + SYNC_GRACE_MS))
+          .map(reply -> reply.body())
+          .recover(e -> tasks.failUnfinished(who.tenantId(), r.taskId(),
+              "no outcome within timeout_ms (" + timeoutMs + " ms) on the sync endpoint"));
+    }).onComplete(ar -> {
+      if (ar.failed()) {
+        ctx.fail(ar.cause());
+      } else {
+        json(ctx, 200, ar.result());
+      }
+    });
   }
 
   private static long taskId(RoutingContext ctx) {

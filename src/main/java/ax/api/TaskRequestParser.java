@@ -27,10 +27,11 @@ public final class TaskRequestParser {
 
   /** A valid submission, before it gets an id, a tenant and a status. */
   public record Submission(String taskType, long triggerTimeMs, int priority, int maxRetry, int timeoutMs,
-                           String callbackUrl, String processor, String payloadJson, String bizKey) {
+                           String callbackUrl, String processor, String payloadJson, String bizKey,
+                           int shardTotal) {
     public NewTask toNewTask(long taskId, String tenantId, String apiKey, ax.task.TaskStatus status) {
       return new NewTask(taskId, tenantId, apiKey, taskType, triggerTimeMs, status, priority, maxRetry,
-          timeoutMs, callbackUrl, processor, payloadJson, bizKey);
+          timeoutMs, callbackUrl, processor, payloadJson, bizKey, shardTotal);
     }
   }
 
@@ -78,8 +79,8 @@ public final class TaskRequestParser {
       throw InvalidRequest.field("depends_on", "dependencies are not supported by this server yet");
     }
     int shardTotal = integer(body, "shard_total", 1, 1, 1024);
-    if (shardTotal != 1) {
-      throw InvalidRequest.field("shard_total", "sharding is not supported by this server yet (only 1)");
+    if (shardTotal != 1 && processor == null) {
+      throw InvalidRequest.field("shard_total", "only processor tasks can be sharded (executors run the shards)");
     }
 
     String payloadJson = null;
@@ -98,7 +99,7 @@ public final class TaskRequestParser {
         integer(body, "priority", NewTask.DEFAULT_PRIORITY, 0, 9),
         integer(body, "max_retry", NewTask.DEFAULT_MAX_RETRY, 0, 10),
         integer(body, "timeout_ms", NewTask.DEFAULT_TIMEOUT_MS, 1, 86_400_000),
-        callbackUrl, processor, payloadJson, bizKey);
+        callbackUrl, processor, payloadJson, bizKey, shardTotal);
   }
 
   private static long triggerTime(JsonObject body, long receivedAtMs) throws InvalidRequest {

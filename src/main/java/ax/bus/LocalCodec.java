@@ -21,6 +21,7 @@ public final class LocalCodec<T> implements MessageCodec<T, T> {
   public static void registerAll(Vertx vertx) {
     register(vertx, TaskBatch.class);
     register(vertx, LeaderTerm.class);
+    register(vertx, ax.delivery.ReadyBatch.class);
   }
 
   private static <T> void register(Vertx vertx, Class<T> type) {

@@ -24,7 +24,30 @@ public record AxConfig(
     List<String> callbackAllowlist,
     RateLimitSpec defaultRateLimit,
     long leaseTtlMs,
-    SchedulerTuning scheduler) {
+    SchedulerTuning scheduler,
+    ClusterSettings cluster,
+    ExecutorSettings executors) {
+
+  /**
+   * Clustering: empty {@code members} = a single node with a local event bus. Otherwise Hazelcast with
+   * TCP join to exactly these members (no multicast), bound to {@code host}.
+   */
+  public record ClusterSettings(List<String> members, int port, String host) {
+    public boolean enabled() {
+      return !members.isEmpty();
+    }
+  }
+
+  /**
+   * Remote executors: the bridge, token checking, health timing and routing. {@code jwtSecret} null =
+   * no bridge (HTTP targets only); it must be at least 32 bytes.
+   */
+  public record ExecutorSettings(String jwtSecret, String bridgeHost, int maxFrameBytes, long heartbeatMs,
+                                 String routing, String routingOverrides, String zone, int readyQueueCap) {
+    public boolean bridgeEnabled() {
+      return jwtSecret != null;
+    }
+  }
 
   /** Knobs of the wheel, loader, dispatch and recovery; defaults are what a production node uses. */
   public record SchedulerTuning(
@@ -45,7 +68,7 @@ public record AxConfig(
 
     public static SchedulerTuning defaults() {
       return new SchedulerTuning(10, 512, 10_000, 60_000, 1_000, 5_000, 500_000, 200,
-          30_000, 3_600_000, 30_000, 10_000, 256, RetryBackoff.defaults());
+          30_000, 3_600_000, 5_000, 10_000, 256, RetryBackoff.defaults());
     }
   }
 
@@ -63,7 +86,7 @@ public record AxConfig(
         r.intIn("AX_CLAIM_BATCH", d.claimBatch(), 1, 10_000),
         r.longIn("AX_RECOVERY_INTERVAL_MS", d.recoveryIntervalMs(), 100, 3_600_000),
         r.longIn("AX_RECOVERY_LOOKBACK_MS", d.recoveryLookbackMs(), 60_000, 30L * 86_400_000),
-        r.longIn("AX_ACK_TIMEOUT_MS", d.ackTimeoutMs(), 100, 3_600_000),
+        r.longIn("AX_ACK_TIMEOUT_MS", d.ackTimeoutMs(), 100, 600_000),
         r.longIn("AX_CLOCK_SYNC_INTERVAL_MS", d.clockSyncIntervalMs(), 100, 600_000),
         r.intIn("AX_HTTP_MAX_CONNECTIONS", d.httpMaxConnections(), 1, 10_000),
         r.parsed("AX_RETRY_BACKOFF", d.retryBackoff(), RetryBackoff::parse));
@@ -88,6 +111,39 @@ public record AxConfig(
         Arrays.stream(allow.split(",")).map(String::trim).filter(s -> !s.isEmpty()).toList(),
         r.parsed("AX_RATE_LIMIT", new RateLimitSpec(20, 20), RateLimitSpec::parse),
         r.longIn("AX_LEASE_TTL_MS", 30_000, 1_000, 600_000),
-        tuning);
+        tuning,
+        cluster(r),
+        executors(r));
+  }
+
+  private static ClusterSettings cluster(EnvReader r) {
+    List<String> members = Arrays.stream(r.string("AX_CLUSTER_MEMBERS", "").split(","))
+        .map(String::trim).filter(s -> !s.isEmpty()).toList();
+    for (String m : members) {
+      int colon = m.lastIndexOf(':');
+      boolean ok = colon > 0 && m.substring(colon + 1).matches("\\d{1,5}")
+          && Integer.parseInt(m.substring(colon + 1)) <= 65_535;
+      if (!ok) {
+        throw new ConfigException("AX_CLUSTER_MEMBERS: '" + m + "' is not host:port (list each member, no ranges)");
+      }
+    }
+    return new ClusterSettings(members, r.intIn("AX_CLUSTER_PORT", 5701, 1, 65_535),
+        r.string("AX_CLUSTER_HOST", "127.0.0.1"));
+  }
+
+  private static ExecutorSettings executors(EnvReader r) {
+    String secret = r.string("AX_EXECUTOR_JWT_SECRET", null);
+    if (secret != null && secret.getBytes(java.nio.charset.StandardCharsets.UTF_8).length < 32) {
+      throw new ConfigException("AX_EXECUTOR_JWT_SECRET must be at least 32 bytes (HS256 key)");
+    }
+    String routing = r.string("AX_ROUTING", "weighted_random");
+    if (!routing.equals("weighted_random") && !routing.equals("consistent_hash")) {
+      throw new ConfigException("AX_ROUTING must be weighted_random or consistent_hash, not '" + routing + "'");
+    }
+    return new ExecutorSettings(secret, r.string("AX_BRIDGE_HOST", "0.0.0.0"),
+        r.intIn("AX_BRIDGE_MAX_FRAME_BYTES", 1 << 20, 1_024, 64 << 20),
+        r.longIn("AX_EXECUTOR_HEARTBEAT_MS", 5_000, 100, 600_000),
+        routing, r.string("AX_ROUTING_OVERRIDES", ""), r.string("AX_ZONE", null),
+        r.intIn("AX_READY_QUEUE_CAP", 200_000, 1_000, 10_000_000));
   }
 }

@@ -2,11 +2,13 @@ package ax.dispatch;
 
 import ax.store.ScheduleStore;
 import ax.store.ScheduleStore.Applied;
+import ax.store.ScheduleStore.Fence;
 import io.vertx.core.Vertx;
 
 import java.util.ArrayList;
 import java.util.List;
 import java.util.function.BiConsumer;
+import java.util.function.Supplier;
 import java.util.logging.Level;
 import java.util.logging.Logger;
 
@@ -27,13 +29,16 @@ public final class CompletionWriter {
   private final long lingerMs;
   /** Receives (applied rows, number requested) after each successful write. */
   private final BiConsumer<List<Applied>, Integer> onApplied;
+  /** The current leader term's fence: outcomes of a deposed leader are refused by the database. */
+  private final Supplier<Fence> fence;
 
   private List<Completion> pending = new ArrayList<>();
   private long lingerTimer = -1;
   private int flushing;
 
-  public CompletionWriter(Vertx vertx, ScheduleStore store, int batchSize, long lingerMs,
+  public CompletionWriter(Vertx vertx, ScheduleStore store, int batchSize, long lingerMs, Supplier<Fence> fence,
                           BiConsumer<List<Applied>, Integer> onApplied) {
+    this.fence = fence;
     this.vertx = vertx;
     this.store = store;
     this.batchSize = batchSize;
@@ -60,7 +65,7 @@ public final class CompletionWriter {
     List<Completion> batch = pending.size() <= batchSize ? pending : new ArrayList<>(pending.subList(0, batchSize));
     pending = pending.size() <= batchSize ? new ArrayList<>() : new ArrayList<>(pending.subList(batchSize, pending.size()));
     flushing++;
-    store.completeRunning(batch).onComplete(ar -> {
+    store.completeRunning(batch, fence.get()).onComplete(ar -> {
       flushing--;
       if (ar.succeeded()) {
         onApplied.accept(ar.result(), batch.size());

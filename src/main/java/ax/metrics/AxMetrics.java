@@ -108,4 +108,39 @@ public final class AxMetrics {
   public void recordRequeuedOverdue(int n) {
     requeuedOverdue.increment(n);
   }
+
+  // ---- executors (issue 4)
+
+  public void recordBridgeRefusal(String reason) {
+    Counter.builder("ax_bridge_refused_total").description("bridge frames or connections refused")
+        .tag("reason", reason).register(registry).increment();
+  }
+
+  /** A heartbeat or result from a session the leader no longer accepts (OFFLINE, replaced, stale). */
+  public void recordExecutorRefused(String kind, int n) {
+    Counter.builder("ax_executor_refused_total").description("executor messages refused")
+        .tag("kind", kind).register(registry).increment(n);
+  }
+
+  public void recordExecutorEvent(String event) {
+    Counter.builder("ax_executor_events_total").description("executor registrations and health changes")
+        .tag("event", event).register(registry).increment();
+  }
+
+  /** Claim-to-ack time of one dispatch batch, and its size (the per-task overhead is their ratio). */
+  public void recordDispatch(int tasks, long nanos) {
+    Timer.builder("ax_executor_dispatch_latency").description("DISPATCHING write, push and ack of one batch")
+        .publishPercentiles(0.5, 0.99).register(registry).record(nanos, TimeUnit.NANOSECONDS);
+    DistributionSummary.builder("ax_executor_dispatch_batch_size").register(registry).record(tasks);
+  }
+
+  public void recordExecutorOutcomes(int success, int failure) {
+    executeSuccess.increment(success);
+    executeFailure.increment(failure);
+  }
+
+  public void gaugeReadyQueue(LongSupplier depth) {
+    Gauge.builder("ax_executor_ready_queue_depth", depth::getAsLong)
+        .description("READY processor tasks waiting in the leader for executor capacity").register(registry);
+  }
 }

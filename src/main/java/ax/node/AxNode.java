@@ -1,6 +1,14 @@
 package ax.node;
 
 import ax.api.TaskHandlers;
+import ax.bridge.ExecutorTokens;
+import ax.bus.LeaderWatch;
+import ax.cluster.HazelcastSettings;
+import ax.fleet.RoutingPolicy;
+import ax.store.ExecutionStore;
+import ax.verticles.BridgeVerticle;
+import ax.verticles.ExecutorVerticle;
+import io.vertx.core.eventbus.EventBusOptions;
 import ax.api.auth.ApiKeyCache;
 import ax.api.auth.HmacAuthHandler;
 import ax.api.auth.InMemoryNonceStore;
@@ -75,6 +83,8 @@ public final class AxNode {
   private volatile boolean draining;
   private String leaderDeployment;
   private String apiDeployment;
+  private String bridgeDeployment;
+  private volatile BridgeVerticle bridge;
 
   public AxNode(AxConfig config) {
     this.config = config;
@@ -87,13 +97,29 @@ public final class AxNode {
     Database.migrate(pg);
 
     PrometheusMeterRegistry registry = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
-    vertx = Vertx.builder()
-        .with(new VertxOptions().setMetricsOptions(new MicrometerMetricsOptions().setEnabled(true)
-            .setJvmMetricsEnabled(true).setPrometheusOptions(new VertxPrometheusOptions().setEnabled(true))
-            // Per-request client metrics cost CPU on the dispatch hot path; ax_execute_total covers it.
-            .addDisabledMetricsCategory(io.vertx.micrometer.MetricsDomain.HTTP_CLIENT)))
-        .withMetrics(new MicrometerMetricsFactory(registry))
-        .build();
+    return buildVertx(registry).compose(v -> {
+      vertx = v;
+      return startOn(pg, registry);
+    });
+  }
+
+  /** A clustered Vert.x when cluster members are configured, else a plain one (single node). */
+  private Future<Vertx> buildVertx(PrometheusMeterRegistry registry) {
+    VertxOptions options = new VertxOptions().setMetricsOptions(new MicrometerMetricsOptions().setEnabled(true)
+        .setJvmMetricsEnabled(true).setPrometheusOptions(new VertxPrometheusOptions().setEnabled(true))
+        // Per-request client metrics cost CPU on the dispatch hot path; ax_execute_total covers it.
+        .addDisabledMetricsCategory(io.vertx.micrometer.MetricsDomain.HTTP_CLIENT));
+    var builder = Vertx.builder().withMetrics(new MicrometerMetricsFactory(registry));
+    AxConfig.ClusterSettings cluster = config.cluster();
+    if (!cluster.enabled()) {
+      return Future.succeededFuture(builder.with(options).build());
+    }
+    options.setEventBusOptions(new EventBusOptions().setHost(cluster.host()).setClusterPublicHost(cluster.host()));
+    LOG.info("joining cluster " + cluster.members() + " from " + cluster.host() + ":" + cluster.port());
+    return builder.with(options).withClusterManager(HazelcastSettings.clusterManager(cluster)).buildClustered();
+  }
+
+  private Future<AxNode> startOn(PgConnectOptions pg, PrometheusMeterRegistry registry) {
     LocalCodec.registerAll(vertx);
     AxMetrics metrics = new AxMetrics(registry);
     pool = Database.pool(vertx, pg, config.pgPoolSize());
@@ -133,6 +159,8 @@ public final class AxNode {
         new HttpClientOptions().setKeepAlive(true).setConnectTimeout(5_000).setTcpNoDelay(true),
         new PoolOptions().setHttp1MaxSize(tuning.httpMaxConnections()));
     OutcomePolicy outcomes = new OutcomePolicy(tuning.retryBackoff());
+    RoutingPolicy routing = RoutingPolicy.parse(config.executors().routing(), config.executors().routingOverrides(),
+        config.executors().zone());
     HttpTargetInvoker invoker = new HttpTargetInvoker(vertx, http, urlPolicy, resolver);
     TaskIdGenerator ids = new TaskIdGenerator(slot, clock::nowMillis);
 
@@ -146,7 +174,7 @@ public final class AxNode {
     }
     HmacAuthHandler auth = new HmacAuthHandler(keys, nonces, limiter, config.defaultRateLimit(), clock);
     TaskHandlers handlers = new TaskHandlers(vertx, new TaskStore(pool), new AttemptStore(pool), urlPolicy, resolver,
-        ids, slotKeeper, clock, tuning.loadWindowMs());
+        ids, slotKeeper, clock, tuning.loadWindowMs(), LeaderWatch.attach(vertx));
     java.util.function.Supplier<ApiVerticle> apiInstance = () -> {
       ApiVerticle v = new ApiVerticle(contractPath(), config.httpPort(), config.nodeId(), auth, handlers, registry,
           () -> draining);
@@ -162,6 +190,10 @@ public final class AxNode {
         .compose(id -> vertx.deployVerticle(() -> new DispatchVerticle(scheduleStore, clock, invoker, keys, outcomes,
             metrics, config.nodeId(), tuning.claimBatch()), new DeploymentOptions().setInstances(CORES)))
         .compose(id -> vertx.deployVerticle(new RecoveryScanVerticle(scheduleStore, clock, outcomes, tuning, metrics)))
+        .compose(id -> vertx.deployVerticle(new ExecutorVerticle(new ExecutionStore(pool), outcomes, clock, metrics,
+            config.nodeId(), config.executors().heartbeatMs(), tuning.ackTimeoutMs(), config.executors().readyQueueCap(),
+            routing::selectorFor)))
+        .compose(id -> deployBridge(metrics))
         .compose(id -> vertx.deployVerticle(new LeaderVerticle(new LeaseStore(pool), holder, config.leaseTtlMs())))
         .compose(id -> {
           leaderDeployment = id;
@@ -172,6 +204,22 @@ public final class AxNode {
         .onSuccess(id -> LOG.info("ax node " + config.nodeId() + " (slot " + slot + ") serving on port "
             + api.actualPort()))
         .mapEmpty();
+  }
+
+  /** Every node serves executors when a token secret is configured (see BridgeVerticle). */
+  private Future<String> deployBridge(AxMetrics metrics) {
+    AxConfig.ExecutorSettings ex = config.executors();
+    if (!ex.bridgeEnabled()) {
+      LOG.info("no AX_EXECUTOR_JWT_SECRET: the executor bridge is off (HTTP targets only)");
+      return Future.succeededFuture("");
+    }
+    bridge = new BridgeVerticle(ex.bridgeHost(), config.bridgePort(), ex.maxFrameBytes(),
+        ExecutorTokens.verifier(vertx, ex.jwtSecret()), metrics);
+    return vertx.deployVerticle(bridge).onSuccess(id -> bridgeDeployment = id);
+  }
+
+  public int bridgePort() {
+    return bridge == null ? -1 : bridge.actualPort();
   }
 
   /** The project's openapi.yaml, packaged into the jar by the build. */
@@ -196,6 +244,7 @@ public final class AxNode {
       clockSync.stop();
     }
     return undeploy(apiDeployment)
+        .eventually(() -> undeploy(bridgeDeployment))
         .eventually(() -> undeploy(leaderDeployment))
         .eventually(() -> slotKeeper == null ? Future.succeededFuture() : slotKeeper.stop())
         .recover(e -> Future.succeededFuture());

@@ -1,5 +1,6 @@
 package ax.store;
 
+import ax.delivery.ReadyTask;
 import ax.dispatch.ClaimedTask;
 import ax.dispatch.Completion;
 import ax.wheel.ScheduledTask;
@@ -18,8 +19,8 @@ import java.util.List;
  * a guarded update; claims are additionally fenced by the leader lease (holder + epoch + not expired),
  * so a node that lost leadership claims nothing.
  *
- * <p>Processor tasks wait READY for executors (a later issue): they are moved DELAYED → READY when
- * due and then left alone by the loader and the claim.
+ * <p>Processor tasks are moved DELAYED → READY when due and handed to the leader's executor dispatch
+ * ({@link ExecutionStore}); the loader and the claim leave READY processor tasks alone.
  */
 public final class ScheduleStore {
 
@@ -31,6 +32,7 @@ public final class ScheduleStore {
          AND (trigger_time > $1 OR task_id > $2)
          AND status IN ('DELAYED','READY')
          AND (status = 'DELAYED' OR callback_url IS NOT NULL)
+         AND (shard_total = 1 OR parent_id IS NOT NULL)
        ORDER BY trigger_time, task_id
        LIMIT $4""";
 
@@ -58,9 +60,11 @@ public final class ScheduleStore {
        WHERE t.task_id = ANY($1)
          AND t.status IN ('DELAYED','READY')
          AND (t.status = 'DELAYED' OR t.callback_url IS NOT NULL)
+         AND (t.shard_total = 1 OR t.parent_id IS NOT NULL)
          AND t.trigger_time <= now()
       RETURNING t.task_id, t.status, t.attempt, t.api_key, t.task_type, t.trigger_time, t.priority,
-                t.payload::text AS payload, t.callback_url, t.timeout_ms, t.retry_count, t.max_retry""";
+                t.payload::text AS payload, t.callback_url, t.timeout_ms, t.retry_count, t.max_retry,
+                t.processor, t.shard_total, t.shard_index""";
 
   /** Tasks of a fired batch that the claim skipped because the database says they are not due yet. */
   private static final String NOT_YET_DUE = """
@@ -69,10 +73,15 @@ public final class ScheduleStore {
 
   /**
    * Writes a batch of outcomes and their attempt-log rows in one statement. Applies only where the
-   * task is still RUNNING in the same attempt: a late or duplicate result changes nothing.
+   * task is still RUNNING in the same attempt (a late or duplicate result changes nothing) and only
+   * while we hold the lease (a deposed leader completes nothing).
    */
   private static final String COMPLETE_RUNNING = """
-      WITH v AS (
+      WITH lease AS (
+        SELECT epoch FROM leases
+         WHERE name = $9 AND holder = $10 AND epoch = $11 AND expires_at > now()
+         FOR SHARE
+      ), v AS (
         SELECT * FROM unnest($1::bigint[], $2::int[], $3::text[], $4::text[], $5::text[], $6::int[],
                              $7::bigint[], $8::text[])
                  AS v(task_id, attempt, status, result, error, retry_count, next_trigger_ms, outcome)
@@ -88,7 +97,7 @@ public final class ScheduleStore {
           finished_at    = CASE WHEN v.status IN ('SUCCESS','FAILED') THEN now() END,
           lease_deadline = NULL,
           updated_at     = now()
-          FROM v
+          FROM v, lease
          WHERE t.task_id = v.task_id AND t.attempt = v.attempt AND t.status = 'RUNNING'
         RETURNING t.task_id, t.attempt, t.status, t.trigger_time, t.priority, t.last_run_node,
                   t.started_at, v.outcome, v.error
@@ -99,9 +108,9 @@ public final class ScheduleStore {
       )
       SELECT task_id, status, trigger_time, priority FROM done""";
 
-  /** DISPATCHING past its ack deadline goes back to READY for another round. */
+  /** DISPATCHING past its deadline goes back to READY for another round (a new attempt). */
   private static final String RESCUE_UNACKED = """
-      UPDATE tasks SET status = 'READY', lease_deadline = NULL, updated_at = now()
+      UPDATE tasks SET status = 'READY', executor_id = NULL, lease_deadline = NULL, updated_at = now()
        WHERE status = 'DISPATCHING' AND lease_deadline < now()
       RETURNING task_id, trigger_time, priority""";
 
@@ -119,6 +128,7 @@ public final class ScheduleStore {
          AND trigger_time <= now() - $2 * interval '1 millisecond'
          AND status IN ('DELAYED','READY')
          AND (status = 'DELAYED' OR callback_url IS NOT NULL)
+         AND (shard_total = 1 OR parent_id IS NOT NULL)
        ORDER BY trigger_time
        LIMIT $3""";
 
@@ -137,20 +147,32 @@ public final class ScheduleStore {
   public record Fence(String leaseName, String holder, long epoch, String nodeId) {
   }
 
-  public Future<List<ClaimedTask>> claimDue(long[] taskIds, Fence fence) {
+  /** What a claim took: HTTP targets to call now, and processor tasks now READY for executors. */
+  public record Claimed(List<ClaimedTask> http, List<ReadyTask> ready) {
+    public int size() {
+      return http.size() + ready.size();
+    }
+  }
+
+  public Future<Claimed> claimDue(long[] taskIds, Fence fence) {
     Tuple params = Tuple.of(boxed(taskIds), fence.leaseName(), fence.holder(), fence.epoch(), fence.nodeId());
     return pool.preparedQuery(CLAIM_DUE).execute(params).map(rows -> {
       List<ClaimedTask> out = new ArrayList<>(rows.rowCount());
+      List<ReadyTask> ready = new ArrayList<>();
       for (Row r : rows) {
         if (!"RUNNING".equals(r.getString("status"))) {
-          continue; // a processor task made READY; executors take it from here
+          ready.add(new ReadyTask(r.getLong("task_id"), r.getString("task_type"), r.getString("processor"),
+              r.getShort("priority"), Times.toMillis(r.getOffsetDateTime("trigger_time")), r.getInteger("timeout_ms"),
+              r.getString("payload"), r.getShort("retry_count"), r.getShort("max_retry"), r.getInteger("shard_total"),
+              r.getInteger("shard_index")));
+          continue;
         }
         out.add(new ClaimedTask(r.getLong("task_id"), r.getInteger("attempt"), r.getString("api_key"),
             r.getString("task_type"), Times.toMillis(r.getOffsetDateTime("trigger_time")),
             r.getShort("priority"), r.getString("payload"), r.getString("callback_url"),
             r.getInteger("timeout_ms"), r.getShort("retry_count"), r.getShort("max_retry")));
       }
-      return out;
+      return new Claimed(out, ready);
     });
   }
 
@@ -172,7 +194,7 @@ public final class ScheduleStore {
     }
   }
 
-  public Future<List<Applied>> completeRunning(List<Completion> batch) {
+  public Future<List<Applied>> completeRunning(List<Completion> batch, Fence fence) {
     int n = batch.size();
     Long[] ids = new Long[n];
     Integer[] attempts = new Integer[n];
@@ -193,7 +215,8 @@ public final class ScheduleStore {
       nextTriggers[i] = c.nextTriggerMs();
       outcomes[i] = c.outcome();
     }
-    Tuple params = Tuple.of(ids, attempts, statuses, results, errors, retryCounts, nextTriggers, outcomes);
+    Tuple params = Tuple.of(ids, attempts, statuses, results, errors, retryCounts, nextTriggers, outcomes)
+        .addValue(fence.leaseName()).addValue(fence.holder()).addValue(fence.epoch());
     return pool.preparedQuery(COMPLETE_RUNNING).execute(params).map(rows -> {
       List<Applied> out = new ArrayList<>(rows.rowCount());
       for (Row r : rows) {

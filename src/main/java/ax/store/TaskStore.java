@@ -28,25 +28,56 @@ public final class TaskStore {
 
   private static final String INSERT = """
       INSERT INTO tasks (task_id, tenant_id, api_key, task_type, trigger_time, status, priority,
-                         max_retry, timeout_ms, callback_url, processor, payload, biz_key)
-      VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12::text::jsonb, $13)
+                         max_retry, timeout_ms, callback_url, processor, payload, biz_key, shard_total)
+      VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12::text::jsonb, $13, $14)
       ON CONFLICT (tenant_id, task_type, biz_key) WHERE biz_key IS NOT NULL DO NOTHING
       RETURNING\s""" + COLUMNS;
+
+  /** The shards of a just-inserted parent: copies of it with parent_id and shard_index 0..N-1. */
+  private static final String INSERT_SHARDS = """
+      INSERT INTO tasks (task_id, tenant_id, api_key, task_type, trigger_time, status, priority, max_retry,
+                         timeout_ms, processor, payload, shard_total, parent_id, shard_index)
+      SELECT c.id, p.tenant_id, p.api_key, p.task_type, p.trigger_time, p.status, p.priority, p.max_retry,
+             p.timeout_ms, p.processor, p.payload, p.shard_total, p.task_id, (c.ord - 1)::int
+        FROM tasks p, unnest($2::bigint[]) WITH ORDINALITY AS c(id, ord)
+       WHERE p.task_id = $1""";
 
   private static final String FIND_BY_BIZ_KEY =
       "SELECT " + COLUMNS + " FROM tasks WHERE tenant_id = $1 AND task_type = $2 AND biz_key = $3";
 
   private static final String FIND = "SELECT " + COLUMNS + " FROM tasks WHERE task_id = $1 AND tenant_id = $2";
 
+  /**
+   * The sync endpoint's deadline: whatever has not finished is FAILED now. An executor still running
+   * it will have its result refused (the task is no longer DISPATCHING/RUNNING).
+   */
+  private static final String FAIL_UNFINISHED = """
+      WITH failed AS (
+        UPDATE tasks SET status = 'FAILED', error = $3, lease_deadline = NULL, finished_at = now(), updated_at = now()
+         WHERE task_id = $1 AND tenant_id = $2 AND status NOT IN ('SUCCESS','FAILED','CANCELLED','SKIPPED')
+        RETURNING task_id, status, result, error
+      )
+      SELECT task_id, status, result::text AS result, error FROM failed
+      UNION ALL
+      SELECT task_id, status, result::text, error FROM tasks
+       WHERE task_id = $1 AND tenant_id = $2 AND NOT EXISTS (SELECT 1 FROM failed)""";
+
+  /** Cancelling a sharded parent cancels its shards that have not started either. */
   private static final String CANCEL = """
-      UPDATE tasks SET status = 'CANCELLED', finished_at = now(), updated_at = now()
-       WHERE task_id = $1 AND tenant_id = $2 AND status = ANY($3)
-      RETURNING task_id""";
+      WITH parent AS (
+        UPDATE tasks SET status = 'CANCELLED', finished_at = now(), updated_at = now()
+         WHERE task_id = $1 AND tenant_id = $2 AND status = ANY($3)
+        RETURNING task_id
+      ), shards AS (
+        UPDATE tasks SET status = 'CANCELLED', finished_at = now(), updated_at = now()
+         WHERE parent_id IN (SELECT task_id FROM parent) AND status = ANY($3)
+      )
+      SELECT task_id FROM parent""";
 
   /** Newest first; the cursor is the last task id of the previous page. */
   private static final String LIST = "SELECT " + COLUMNS + """
        FROM tasks
-      WHERE tenant_id = $1
+      WHERE tenant_id = $1 AND parent_id IS NULL
         AND ($2::text IS NULL OR status = $2)
         AND ($3::text IS NULL OR task_type = $3)
         AND task_id < $4
@@ -60,31 +91,70 @@ public final class TaskStore {
   }
 
   /** Result of a submission: the stored task, and whether it already existed under the same biz_key. */
-  public record Inserted(TaskRecord task, boolean duplicate) {
+  public record Inserted(TaskRecord task, boolean duplicate, long[] shardIds) {
+    public Inserted(TaskRecord task, boolean duplicate) {
+      this(task, duplicate, new long[0]);
+    }
   }
 
   /** Inserts and commits (autocommit) before the future completes, so a 201 is never ahead of the row. */
   public Future<Inserted> insert(NewTask t) {
+    return insert(t, new long[0]);
+  }
+
+  /**
+   * Inserts a task and, when it is sharded, its {@code childIds.length == shardTotal} shard rows in the
+   * same transaction. A biz_key repeat inserts nothing and answers the existing task.
+   */
+  public Future<Inserted> insert(NewTask t, long[] childIds) {
     Tuple params = Tuple.tuple()
         .addLong(t.taskId()).addString(t.tenantId()).addString(t.apiKey()).addString(t.taskType())
         .addOffsetDateTime(Times.toTimestamp(t.triggerTimeMs())).addString(t.status().name())
         .addShort((short) t.priority()).addShort((short) t.maxRetry()).addInteger(t.timeoutMs())
         .addString(t.callbackUrl()).addString(t.processor()).addString(t.payloadJson())
-        .addString(t.bizKey());
-    return pool.preparedQuery(INSERT).execute(params).compose(rows -> {
-      if (rows.rowCount() == 1) {
-        return Future.succeededFuture(new Inserted(toRecord(rows.iterator().next()), false));
-      }
-      // Lost the biz_key race (or a repeat): the existing task is the answer.
-      return pool.preparedQuery(FIND_BY_BIZ_KEY)
-          .execute(Tuple.of(t.tenantId(), t.taskType(), t.bizKey()))
-          .map(existing -> {
-            if (existing.rowCount() != 1) {
-              throw new IllegalStateException("insert of task " + t.taskId()
-                  + " conflicted but no task holds biz_key " + t.bizKey());
-            }
-            return new Inserted(toRecord(existing.iterator().next()), true);
-          });
+        .addString(t.bizKey()).addInteger(t.shardTotal());
+    if (childIds.length > 0) {
+      // The parent and its shards commit together: a parent without all its shards would never finish.
+      return pool.withTransaction(conn -> conn.preparedQuery(INSERT).execute(params).compose(rows -> {
+        if (rows.rowCount() != 1) {
+          return Future.succeededFuture(rows);
+        }
+        Long[] ids = new Long[childIds.length];
+        for (int i = 0; i < ids.length; i++) {
+          ids[i] = childIds[i];
+        }
+        return conn.preparedQuery(INSERT_SHARDS).execute(Tuple.of(t.taskId(), (Object) ids)).map(rows);
+      })).compose(rows -> inserted(t, rows))
+          .map(ins -> ins.duplicate() ? ins : new Inserted(ins.task(), false, childIds));
+    }
+    return pool.preparedQuery(INSERT).execute(params).compose(rows -> inserted(t, rows));
+  }
+
+  private Future<Inserted> inserted(NewTask t, RowSet<Row> rows) {
+    if (rows.rowCount() == 1) {
+      return Future.succeededFuture(new Inserted(toRecord(rows.iterator().next()), false));
+    }
+    // Lost the biz_key race (or a repeat): the existing task is the answer.
+    return pool.preparedQuery(FIND_BY_BIZ_KEY)
+        .execute(Tuple.of(t.tenantId(), t.taskType(), t.bizKey()))
+        .map(existing -> {
+          if (existing.rowCount() != 1) {
+            throw new IllegalStateException("insert of task " + t.taskId()
+                + " conflicted but no task holds biz_key " + t.bizKey());
+          }
+          return new Inserted(toRecord(existing.iterator().next()), true);
+        });
+  }
+
+  /** Fails the task unless it already finished; answers its final {task_id, status, result, error}. */
+  public Future<io.vertx.core.json.JsonObject> failUnfinished(String tenantId, long taskId, String error) {
+    return pool.preparedQuery(FAIL_UNFINISHED).execute(Tuple.of(taskId, tenantId, error)).map(rows -> {
+      var r = rows.iterator().next();
+      String result = r.getString("result");
+      return new io.vertx.core.json.JsonObject().put("task_id", Long.toString(r.getLong("task_id")))
+          .put("status", r.getString("status"))
+          .put("result", result == null ? null : io.vertx.core.json.Json.decodeValue(result))
+          .put("error", r.getString("error"));
     });
   }
 

@@ -18,7 +18,16 @@ public record NewTask(
     String callbackUrl,
     String processor,
     String payloadJson,
-    String bizKey) {
+    String bizKey,
+    int shardTotal) {
+
+  /** A task that is not sharded. */
+  public NewTask(long taskId, String tenantId, String apiKey, String taskType, long triggerTimeMs, TaskStatus status,
+                 int priority, int maxRetry, int timeoutMs, String callbackUrl, String processor, String payloadJson,
+                 String bizKey) {
+    this(taskId, tenantId, apiKey, taskType, triggerTimeMs, status, priority, maxRetry, timeoutMs, callbackUrl,
+        processor, payloadJson, bizKey, 1);
+  }
 
   public static final int DEFAULT_PRIORITY = 5;
   public static final int DEFAULT_MAX_RETRY = 2;
@@ -26,7 +35,6 @@ public record NewTask(
 
   public NewTask withIdAndStatus(long id, TaskStatus newStatus) {
     return new NewTask(id, tenantId, apiKey, taskType, triggerTimeMs, newStatus, priority, maxRetry,
-        timeoutMs, callbackUrl, processor, payloadJson, bizKey);
+        timeoutMs, callbackUrl, processor, payloadJson, bizKey, shardTotal);
   }
-
 }

@@ -10,8 +10,11 @@ import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import io.vertx.core.Future;
 import io.vertx.core.Handler;
 import io.vertx.core.VerticleBase;
+import io.vertx.core.eventbus.DeliveryOptions;
 import io.vertx.core.http.HttpServer;
 import io.vertx.core.http.HttpServerOptions;
+
+import io.vertx.core.json.JsonArray;
 import io.vertx.core.json.JsonObject;
 import io.vertx.ext.web.Router;
 import io.vertx.ext.web.RoutingContext;
@@ -103,7 +106,12 @@ public final class ApiVerticle extends VerticleBase {
     return server == null ? -1 : server.actualPort();
   }
 
+  /**
+   * Role and epoch of this node; with {@code ?detail=true} also the cluster members and the executors
+   * connected to the cluster (asked of the leader, which owns the registry).
+   */
   private void health(RoutingContext ctx) {
+    boolean detail = "true".equals(ctx.request().getParam("detail"));
     vertx.eventBus().<LeaderTerm>request(Addresses.LEADER_STATUS, null).onComplete(ar -> {
       boolean drain = draining.getAsBoolean();
       JsonObject body = new JsonObject().put("status", drain ? "DRAINING" : "UP").put("node_id", nodeId);
@@ -113,9 +121,24 @@ public final class ApiVerticle extends VerticleBase {
       } else {
         body.put("role", "standby");
       }
-      ctx.response().setStatusCode(drain ? 503 : 200).putHeader("content-type", "application/json")
-          .end(body.encode());
+      Future<Void> more = Future.succeededFuture();
+      if (detail) {
+        body.put("cluster_nodes", clusterNodes());
+        more = vertx.eventBus().<JsonObject>request(Addresses.EXEC_STATS, null,
+                new DeliveryOptions().setSendTimeout(2_000))
+            .onSuccess(m -> body.put("executors", m.body().getJsonArray("executors")).put("leader_node", m.body()
+                .getString("node_id")).put("ready_queue", m.body().getInteger("ready_queue")))
+            .onFailure(e -> body.put("executors_error", "no leader answered: " + e.getMessage()))
+            .<Void>mapEmpty().recover(e -> Future.succeededFuture());
+      }
+      more.onComplete(v -> ctx.response().setStatusCode(drain ? 503 : 200)
+          .putHeader("content-type", "application/json").end(body.encode()));
     });
+  }
+
+  private JsonArray clusterNodes() {
+    var cm = ((io.vertx.core.internal.VertxInternal) vertx).clusterManager();
+    return cm == null ? new JsonArray() : new JsonArray(cm.getNodes());
   }
 
   private void metrics(RoutingContext ctx) {

@@ -6,6 +6,8 @@ import ax.bus.LeaderTerm;
 import ax.bus.LocalCodec;
 import ax.bus.TaskBatch;
 import ax.clock.DbClock;
+import ax.delivery.ReadyBatch;
+import ax.delivery.ReadyTask;
 import ax.dispatch.ClaimedTask;
 import ax.dispatch.Completion;
 import ax.dispatch.CompletionWriter;
@@ -14,6 +16,7 @@ import ax.http.HttpTargetInvoker;
 import ax.metrics.AxMetrics;
 import ax.store.ScheduleStore;
 import ax.store.ScheduleStore.Applied;
+import ax.store.ScheduleStore.Claimed;
 import ax.store.ScheduleStore.Fence;
 import ax.wheel.ScheduledTask;
 import io.vertx.core.Future;
@@ -30,7 +33,8 @@ import java.util.logging.Logger;
  * Turns due tasks into executions. For each batch from the wheel: one fenced claim
  * ({@link ScheduleStore#claimDue}); nothing runs before that claim has committed. Claimed HTTP targets
  * are called through {@link HttpTargetInvoker}; their outcomes go through {@link OutcomePolicy} and
- * are written in batches by {@link CompletionWriter}. Retries return to the wheel.
+ * are written in batches by {@link CompletionWriter}. Retries return to the wheel. Claimed processor
+ * tasks are READY and go to {@link ExecutorVerticle}, which hands them to remote executors.
  *
  * <p>Tasks of a batch the claim skipped are either someone else's now (cancelled, already running) or
  * not due yet on the database clock; the latter go back to the wheel.
@@ -69,7 +73,7 @@ public final class DispatchVerticle extends VerticleBase {
 
   @Override
   public Future<?> start() {
-    writer = new CompletionWriter(vertx, store, batchSize, COMPLETION_LINGER_MS, this::onApplied);
+    writer = new CompletionWriter(vertx, store, batchSize, COMPLETION_LINGER_MS, this::fence, this::onApplied);
     var bus = vertx.eventBus();
     bus.<LeaderTerm>localConsumer(Addresses.LEADER_CHANGED, msg -> {
       term = msg.body();
@@ -94,7 +98,7 @@ public final class DispatchVerticle extends VerticleBase {
 
   private void claim(List<ScheduledTask> batch) {
     long[] ids = batch.stream().mapToLong(ScheduledTask::taskId).toArray();
-    Fence fence = new Fence(LeaderVerticle.LEASE_NAME, term.holder(), term.epoch(), nodeId);
+    Fence fence = fence();
     long started = System.nanoTime();
     claimsInFlight++;
     store.claimDue(ids, fence).onComplete(ar -> {
@@ -110,14 +114,25 @@ public final class DispatchVerticle extends VerticleBase {
     });
   }
 
-  private void onClaimed(long[] ids, List<ClaimedTask> claimed, long claimNanos) {
+  private Fence fence() {
+    return new Fence(LeaderVerticle.LEASE_NAME, term.holder(), term.epoch(), nodeId);
+  }
+
+  private void onClaimed(long[] ids, Claimed claimed, long claimNanos) {
     metrics.recordClaim(claimed.size(), claimNanos);
     long now = clock.nowMillis();
     Set<Long> claimedIds = new HashSet<>(claimed.size() * 2);
-    for (ClaimedTask t : claimed) {
+    for (ClaimedTask t : claimed.http()) {
       claimedIds.add(t.taskId());
       metrics.recordScheduleDelay(now - t.triggerTimeMs());
       execute(t);
+    }
+    if (!claimed.ready().isEmpty()) {
+      for (ReadyTask t : claimed.ready()) {
+        claimedIds.add(t.taskId());
+        metrics.recordScheduleDelay(now - t.triggerTimeMs());
+      }
+      vertx.eventBus().send(Addresses.EXEC_READY, new ReadyBatch(claimed.ready()), LocalCodec.localOnly());
     }
     if (claimedIds.size() < ids.length) {
       long[] skipped = java.util.Arrays.stream(ids).filter(id -> !claimedIds.contains(id)).toArray();

@@ -109,7 +109,7 @@ public final class RecoveryScanVerticle extends VerticleBase {
         batch.add(outcomes.failed(o.taskId(), o.attempt(), o.retryCount(), o.maxRetry(),
             "no outcome within timeout_ms (owner node lost or stalled); treated as a timeout", true, now));
       }
-      return store.completeRunning(batch).map(applied -> {
+      return store.completeRunning(batch, fence()).map(applied -> {
         metrics.recordRescuedRunning(applied.size());
         LOG.warning("recovery: " + applied.size() + " RUNNING tasks past their deadline handed to the retry policy");
         toWheel(Applied.retries(applied));
@@ -128,6 +128,10 @@ public final class RecoveryScanVerticle extends VerticleBase {
       }
       return null;
     });
+  }
+
+  private ScheduleStore.Fence fence() {
+    return new ScheduleStore.Fence(LeaderVerticle.LEASE_NAME, term.holder(), term.epoch(), term.holder());
   }
 
   private void toWheel(List<ScheduledTask> tasks) {

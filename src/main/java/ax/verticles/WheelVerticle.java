@@ -3,6 +3,7 @@ package ax.verticles;
 import ax.bus.Addresses;
 import ax.bus.LeaderTerm;
 import ax.bus.LocalCodec;
+import ax.bus.SubmitMessage;
 import ax.bus.TaskBatch;
 import ax.clock.DbClock;
 import ax.config.AxConfig.SchedulerTuning;
@@ -12,6 +13,8 @@ import ax.wheel.ScheduledTask;
 import ax.wheel.TieredSchedule;
 import io.vertx.core.Future;
 import io.vertx.core.VerticleBase;
+import io.vertx.core.eventbus.MessageConsumer;
+import io.vertx.core.json.JsonArray;
 import io.vertx.core.json.JsonObject;
 
 import java.util.List;
@@ -50,6 +53,8 @@ public final class WheelVerticle extends VerticleBase {
   private long loadTimerId = -1;
   private long wakeTimerId = -1;
   private long wakeAtMs = Long.MAX_VALUE;
+  /** Cluster-wide while leading: submissions accepted by other nodes (see {@link SubmitMessage}). */
+  private MessageConsumer<JsonArray> submitConsumer;
 
   public WheelVerticle(ScheduleStore store, DbClock clock, SchedulerTuning tuning, AxMetrics metrics) {
     this.store = store;
@@ -79,8 +84,11 @@ public final class WheelVerticle extends VerticleBase {
       cursorTimeMs = 0;
       cursorTaskId = 0;
       loadTimerId = vertx.setPeriodic(tuning.loadIntervalMs(), id -> load());
+      submitConsumer = vertx.eventBus().consumer(Addresses.WHEEL_SUBMIT,
+          msg -> onSchedule(SubmitMessage.decode(msg.body())));
       load();
     } else if (!next.leader() && wasLeader) {
+      submitConsumer.unregister();
       vertx.cancelTimer(loadTimerId);
       cancelWake();
       schedule = null;

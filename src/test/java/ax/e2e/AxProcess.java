@@ -28,11 +28,14 @@ final class AxProcess implements AutoCloseable {
   }
 
   static AxProcess start(String command, Map<String, String> env) throws Exception {
+    return start(command, env, freePort());
+  }
+
+  static AxProcess start(String command, Map<String, String> env, int port) throws Exception {
     String jar = System.getProperty("ax.jar", "target/ax.jar");
     if (!new File(jar).isFile()) {
       throw new IllegalStateException(jar + " is missing: run `mvn package` (the e2e tests run in `verify`)");
     }
-    int port = freePort();
     Path log = Files.createTempFile("ax-e2e-", ".log");
     List<String> cmd = new ArrayList<>(List.of(javaBin(), "-Xmx512m", "-jar", jar, command));
     ProcessBuilder pb = new ProcessBuilder(cmd).redirectErrorStream(true).redirectOutput(log.toFile());
@@ -45,7 +48,7 @@ final class AxProcess implements AutoCloseable {
     return p;
   }
 
-  private static String javaBin() {
+  static String javaBin() {
     return Path.of(System.getProperty("java.home"), "bin", "java").toString();
   }
 
@@ -94,6 +97,11 @@ final class AxProcess implements AutoCloseable {
   int stopGracefully() throws InterruptedException {
     process.destroy();
     return process.waitFor();
+  }
+
+  /** Sends a signal by name (STOP, CONT, TERM, KILL) with kill(1). */
+  void signal(String name) throws Exception {
+    Signals.send(process, name);
   }
 
   boolean isAlive() {

@@ -75,14 +75,14 @@ class ScheduleStoreTest {
     NewTask due = insert(StoreFixture.httpTask(now - 10, TaskStatus.READY));
     NewTask future = insert(StoreFixture.httpTask(now + 60_000, TaskStatus.DELAYED));
 
-    List<ClaimedTask> claimed = store.claimDue(new long[] {due.taskId(), future.taskId()}, fence).await();
+    List<ClaimedTask> claimed = store.claimDue(new long[] {due.taskId(), future.taskId()}, fence).await().http();
     assertEquals(1, claimed.size());
     assertEquals(due.taskId(), claimed.get(0).taskId());
     assertEquals(1, claimed.get(0).attempt());
     assertEquals(List.of(future.taskId()),
         store.notYetDue(new long[] {future.taskId()}).await().stream().map(ScheduledTask::taskId).toList());
 
-    assertTrue(store.claimDue(new long[] {due.taskId()}, fence).await().isEmpty(), "a second claim wins nothing");
+    assertTrue(store.claimDue(new long[] {due.taskId()}, fence).await().http().isEmpty(), "a second claim wins nothing");
     var row = db.pool.preparedQuery("SELECT status, epoch, last_run_node FROM tasks WHERE task_id = $1")
         .execute(Tuple.of(due.taskId())).await().iterator().next();
     assertEquals("RUNNING", row.getString("status"));
@@ -95,18 +95,18 @@ class ScheduleStoreTest {
     long now = db.dbNow();
     NewTask due = insert(StoreFixture.httpTask(now - 10, TaskStatus.READY));
     Fence stale = new Fence(fence.leaseName(), fence.holder(), fence.epoch() - 1, "node-a");
-    assertTrue(store.claimDue(new long[] {due.taskId()}, stale).await().isEmpty());
+    assertTrue(store.claimDue(new long[] {due.taskId()}, stale).await().http().isEmpty());
     Fence otherHolder = new Fence(fence.leaseName(), "node-b/1", fence.epoch(), "node-b");
-    assertTrue(store.claimDue(new long[] {due.taskId()}, otherHolder).await().isEmpty());
+    assertTrue(store.claimDue(new long[] {due.taskId()}, otherHolder).await().http().isEmpty());
     leases.resign("scheduler", "node-a/1", fence.epoch()).await();
-    assertTrue(store.claimDue(new long[] {due.taskId()}, fence).await().isEmpty(), "expired lease fences the claim");
+    assertTrue(store.claimDue(new long[] {due.taskId()}, fence).await().http().isEmpty(), "expired lease fences the claim");
   }
 
   @Test
   void processorTasksBecomeReadyWhenDueAndAreNotClaimedForHttp() {
     long now = db.dbNow();
     NewTask p = insert(StoreFixture.processorTask(now - 5, TaskStatus.DELAYED));
-    assertTrue(store.claimDue(new long[] {p.taskId()}, fence).await().isEmpty());
+    assertTrue(store.claimDue(new long[] {p.taskId()}, fence).await().http().isEmpty());
     assertEquals(TaskStatus.READY, tasks.find("tenant-a", p.taskId()).await().orElseThrow().status());
     assertTrue(store.loadPending(0, 0, now + 60_000, 10).await().isEmpty(), "READY processor tasks wait for executors");
   }
@@ -115,11 +115,11 @@ class ScheduleStoreTest {
   void completionAppliesOnlyToTheRunningAttemptAndLogsIt() {
     long now = db.dbNow();
     NewTask t = insert(StoreFixture.httpTask(now - 10, TaskStatus.READY));
-    ClaimedTask c = store.claimDue(new long[] {t.taskId()}, fence).await().get(0);
+    ClaimedTask c = store.claimDue(new long[] {t.taskId()}, fence).await().http().get(0);
 
     Completion ok = new Completion(t.taskId(), c.attempt(), TaskStatus.SUCCESS, "{\"ok\":true}", null, 0, -1, "SUCCESS");
-    assertEquals(1, store.completeRunning(List.of(ok)).await().size());
-    assertEquals(0, store.completeRunning(List.of(ok)).await().size(), "a duplicate result changes nothing");
+    assertEquals(1, store.completeRunning(List.of(ok), fence).await().size());
+    assertEquals(0, store.completeRunning(List.of(ok), fence).await().size(), "a duplicate result changes nothing");
 
     var done = tasks.find("tenant-a", t.taskId()).await().orElseThrow();
     assertEquals(TaskStatus.SUCCESS, done.status());
@@ -131,10 +131,10 @@ class ScheduleStoreTest {
   void aFailureWithRetriesLeftGoesBackToDelayedAtTheBackoffTime() {
     long now = db.dbNow();
     NewTask t = insert(StoreFixture.httpTask(now - 10, TaskStatus.READY));
-    ClaimedTask c = store.claimDue(new long[] {t.taskId()}, fence).await().get(0);
+    ClaimedTask c = store.claimDue(new long[] {t.taskId()}, fence).await().http().get(0);
     long retryAt = now + 10_000;
     Completion retry = new Completion(t.taskId(), c.attempt(), TaskStatus.DELAYED, null, "HTTP 500", 1, retryAt, "FAILED");
-    var applied = store.completeRunning(List.of(retry)).await();
+    var applied = store.completeRunning(List.of(retry), fence).await();
     assertEquals(1, applied.size());
     assertEquals("DELAYED", applied.get(0).status());
     assertEquals(retryAt, applied.get(0).triggerTimeMs());
@@ -148,7 +148,7 @@ class ScheduleStoreTest {
   void recoveryFindsRunningTasksPastTheirDeadline() {
     long now = db.dbNow();
     NewTask t = insert(StoreFixture.httpTask(now - 10, TaskStatus.READY));
-    store.claimDue(new long[] {t.taskId()}, fence).await();
+    store.claimDue(new long[] {t.taskId()}, fence).await().http();
     assertTrue(store.overdueRunning(0, 10).await().isEmpty());
     db.pool.preparedQuery("UPDATE tasks SET lease_deadline = now() - interval '1 minute' WHERE task_id = $1")
         .execute(Tuple.of(t.taskId())).await();

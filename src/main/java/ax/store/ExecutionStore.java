@@ -1,0 +1,314 @@
+package ax.store;
+
+import ax.delivery.ReadyTask;
+import ax.dispatch.Completion;
+import ax.store.ScheduleStore.Applied;
+import ax.store.ScheduleStore.Fence;
+import io.vertx.core.Future;
+import io.vertx.sqlclient.Pool;
+import io.vertx.sqlclient.Row;
+import io.vertx.sqlclient.RowSet;
+import io.vertx.sqlclient.Tuple;
+
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * SQL of handing processor tasks to remote executors (docs/executor-protocol.md):
+ * READY → DISPATCHING (one executor, a new attempt) → RUNNING on its ack → an outcome from that same
+ * executor for that same attempt. Every write is fenced twice: by the leader lease (a deposed leader
+ * changes nothing) and by executor id + attempt (a late or foreign result changes nothing).
+ *
+ * <p>A DISPATCHING task's deadline is the ack timeout <em>plus</em> its run timeout: if the leader dies
+ * after the executor acked but before RUNNING was written, the executor is running it, and the
+ * successor must not re-dispatch it before it could possibly have finished. Results are accepted from
+ * DISPATCHING for the same reason.
+ */
+public final class ExecutionStore {
+  private static final String LEASE = """
+      WITH lease AS (
+        SELECT epoch FROM leases
+         WHERE name = $1 AND holder = $2 AND epoch = $3 AND expires_at > now()
+         FOR SHARE
+      )""";
+
+  private static final String DISPATCH = LEASE + """
+      UPDATE tasks t SET
+        status         = 'DISPATCHING',
+        attempt        = t.attempt + 1,
+        epoch          = lease.epoch,
+        executor_id    = $5,
+        last_run_node  = $6,
+        lease_deadline = now() + ($7 + t.timeout_ms) * interval '1 millisecond',
+        updated_at     = now()
+        FROM lease
+       WHERE t.task_id = ANY($4) AND t.status = 'READY' AND t.processor IS NOT NULL
+      RETURNING t.task_id, t.attempt""";
+
+  private static final String ACK = LEASE + """
+      UPDATE tasks t SET
+        status         = 'RUNNING',
+        started_at     = now(),
+        lease_deadline = now() + t.timeout_ms * interval '1 millisecond',
+        updated_at     = now()
+        FROM lease, unnest($4::bigint[], $5::int[]) AS v(task_id, attempt)
+       WHERE t.task_id = v.task_id AND t.attempt = v.attempt AND t.status = 'DISPATCHING' AND t.executor_id = $6""";
+
+  private static final String RELEASE = LEASE + """
+      UPDATE tasks t SET
+        status         = 'READY',
+        executor_id    = NULL,
+        lease_deadline = NULL,
+        updated_at     = now()
+        FROM lease, unnest($4::bigint[], $5::int[]) AS v(task_id, attempt)
+       WHERE t.task_id = v.task_id AND t.attempt = v.attempt AND t.status = 'DISPATCHING' AND t.executor_id = $6
+      RETURNING t.task_id""";
+
+  private static final String COMPLETE = LEASE + """
+      , v AS (
+        SELECT * FROM unnest($4::bigint[], $5::int[], $6::text[], $7::text[], $8::text[], $9::int[],
+                             $10::bigint[], $11::text[])
+                 AS v(task_id, attempt, status, result, error, retry_count, next_trigger_ms, outcome)
+      ), done AS (
+        UPDATE tasks t SET
+          status         = v.status,
+          result         = v.result::jsonb,
+          error          = v.error,
+          retry_count    = v.retry_count,
+          trigger_time   = CASE WHEN v.next_trigger_ms >= 0
+                                THEN timestamptz 'epoch' + v.next_trigger_ms * interval '1 millisecond'
+                                ELSE t.trigger_time END,
+          started_at     = coalesce(t.started_at, now()),
+          finished_at    = CASE WHEN v.status IN ('SUCCESS','FAILED') THEN now() END,
+          lease_deadline = NULL,
+          updated_at     = now()
+          FROM v, lease
+         WHERE t.task_id = v.task_id AND t.attempt = v.attempt AND t.executor_id = $12
+           AND t.status IN ('DISPATCHING','RUNNING')
+        RETURNING t.task_id, t.attempt, t.status, t.trigger_time, t.priority, t.last_run_node, t.started_at,
+                  t.result::text AS result, v.outcome, v.error, t.parent_id
+      ), logged AS (
+        INSERT INTO task_attempts (task_id, attempt, node_id, executor_id, started_at, finished_at, outcome, error)
+        SELECT task_id, attempt, coalesce(last_run_node, ''), $12, started_at, now(), outcome, error FROM done
+        ON CONFLICT (task_id, attempt) DO NOTHING
+      )
+      SELECT task_id, status, trigger_time, priority, result, error, parent_id FROM done""";
+
+  /**
+   * Brings sharded parents up to date with their shards: FAILED as soon as one shard failed for good,
+   * SUCCESS (results in shard order) when all succeeded, otherwise RUNNING (its deadline is its shards').
+   */
+  private static final String SETTLE_PARENTS = """
+      WITH agg AS (
+        SELECT parent_id, count(*) AS total,
+               count(*) FILTER (WHERE status = 'SUCCESS') AS ok,
+               count(*) FILTER (WHERE status IN ('FAILED','CANCELLED','SKIPPED')) AS bad
+          FROM tasks WHERE parent_id = ANY($1) GROUP BY parent_id
+      )
+      UPDATE tasks p SET
+        status         = CASE WHEN agg.bad > 0 THEN 'FAILED' WHEN agg.ok = agg.total THEN 'SUCCESS' ELSE 'RUNNING' END,
+        error          = CASE WHEN agg.bad > 0 THEN agg.bad || ' of ' || agg.total || ' shards failed' END,
+        result         = CASE WHEN agg.bad = 0 AND agg.ok = agg.total
+                              THEN (SELECT jsonb_agg(c.result ORDER BY c.shard_index) FROM tasks c
+                                     WHERE c.parent_id = p.task_id) END,
+        started_at     = coalesce(p.started_at, now()),
+        finished_at    = CASE WHEN agg.bad > 0 OR agg.ok = agg.total THEN now() END,
+        lease_deadline = CASE WHEN agg.bad > 0 OR agg.ok = agg.total THEN NULL ELSE timestamptz 'infinity' END,
+        updated_at     = now()
+        FROM agg
+       WHERE p.task_id = agg.parent_id AND p.status IN ('DELAYED','READY','RUNNING')
+      RETURNING p.task_id, p.status, p.trigger_time, p.priority, p.result::text AS result, p.error""";
+
+  /**
+   * Sharded parents whose shards may all be settled without a result having triggered it (a shard
+   * failed by the recovery scan's timeout). Two index-friendly halves: RUNNING parents carry the
+   * 'infinity' deadline (in-flight index), DELAYED ones are due (trigger index).
+   */
+  private static final String STALE_PARENTS = """
+      SELECT task_id FROM tasks
+       WHERE status = 'RUNNING' AND lease_deadline = 'infinity' AND parent_id IS NULL AND shard_total > 1
+      UNION ALL
+      SELECT task_id FROM tasks
+       WHERE status = 'DELAYED' AND trigger_time <= now() - interval '5 seconds'
+         AND parent_id IS NULL AND shard_total > 1
+       LIMIT 1000""";
+
+  /** What a result needs that only the database knows when another leader dispatched the task. */
+  private static final String RETRY_STATE = """
+      SELECT task_id, attempt, retry_count, max_retry FROM tasks
+       WHERE task_id = ANY($1) AND executor_id = $2 AND status IN ('DISPATCHING','RUNNING')""";
+
+  private static final String HELD_BY = """
+      SELECT task_id, attempt, retry_count, max_retry FROM tasks
+       WHERE status IN ('DISPATCHING','RUNNING') AND executor_id = $1
+       LIMIT $2""";
+
+  private static final String LOAD_READY = """
+      SELECT task_id, task_type, processor, priority, trigger_time, timeout_ms, payload::text AS payload,
+             retry_count, max_retry, shard_total, shard_index
+        FROM tasks
+       WHERE status = 'READY' AND processor IS NOT NULL AND (shard_total = 1 OR parent_id IS NOT NULL)
+       ORDER BY priority DESC, trigger_time, task_id
+       LIMIT $1""";
+
+  private final Pool pool;
+
+  public ExecutionStore(Pool pool) {
+    this.pool = pool;
+  }
+
+  private static Tuple fenced(Fence f) {
+    return Tuple.of(f.leaseName(), f.holder(), f.epoch());
+  }
+
+  /** A task now DISPATCHING to an executor, with the attempt the executor must report. */
+  public record Dispatched(long taskId, int attempt) {
+  }
+
+  public Future<List<Dispatched>> dispatch(long[] taskIds, String executorId, long ackTimeoutMs, Fence fence) {
+    Tuple p = fenced(fence).addValue(boxed(taskIds)).addValue(executorId).addValue(fence.nodeId()).addValue(ackTimeoutMs);
+    return pool.preparedQuery(DISPATCH).execute(p).map(rows -> {
+      List<Dispatched> out = new ArrayList<>(rows.rowCount());
+      for (Row r : rows) {
+        out.add(new Dispatched(r.getLong("task_id"), r.getInteger("attempt")));
+      }
+      return out;
+    });
+  }
+
+  /** The executor took these into its buffer: RUNNING, with the run deadline starting now. */
+  public Future<Integer> acked(List<Dispatched> tasks, String executorId, Fence fence) {
+    return pool.preparedQuery(ACK).execute(pairs(fence, tasks, executorId)).map(RowSet::rowCount);
+  }
+
+  /** Rejected or unanswered: back to READY; returns the ids that were released. */
+  public Future<List<Long>> release(List<Dispatched> tasks, String executorId, Fence fence) {
+    return pool.preparedQuery(RELEASE).execute(pairs(fence, tasks, executorId)).map(rows -> {
+      List<Long> out = new ArrayList<>(rows.rowCount());
+      rows.forEach(r -> out.add(r.getLong("task_id")));
+      return out;
+    });
+  }
+
+  /** An outcome applied: the task's new status, and (SUCCESS) the stored result. */
+  public record Settled(long taskId, String status, long triggerTimeMs, int priority, String resultJson, String error,
+                        Long parentId) {
+    public Applied applied() {
+      return new Applied(taskId, status, triggerTimeMs, priority);
+    }
+  }
+
+  public Future<List<Settled>> complete(List<Completion> batch, String executorId, Fence fence) {
+    int n = batch.size();
+    Long[] ids = new Long[n];
+    Integer[] attempts = new Integer[n];
+    String[] statuses = new String[n];
+    String[] results = new String[n];
+    String[] errors = new String[n];
+    Integer[] retryCounts = new Integer[n];
+    Long[] nextTriggers = new Long[n];
+    String[] outcomes = new String[n];
+    for (int i = 0; i < n; i++) {
+      Completion c = batch.get(i);
+      ids[i] = c.taskId();
+      attempts[i] = c.attempt();
+      statuses[i] = c.status().name();
+      results[i] = c.resultJson();
+      errors[i] = c.error();
+      retryCounts[i] = c.retryCount();
+      nextTriggers[i] = c.nextTriggerMs();
+      outcomes[i] = c.outcome();
+    }
+    Tuple p = fenced(fence).addValue(ids).addValue(attempts).addValue(statuses).addValue(results).addValue(errors)
+        .addValue(retryCounts).addValue(nextTriggers).addValue(outcomes).addValue(executorId);
+    return pool.preparedQuery(COMPLETE).execute(p).map(rows -> {
+      List<Settled> out = new ArrayList<>(rows.rowCount());
+      for (Row r : rows) {
+        out.add(new Settled(r.getLong("task_id"), r.getString("status"),
+            Times.toMillis(r.getOffsetDateTime("trigger_time")), r.getShort("priority"), r.getString("result"),
+            r.getString("error"), r.getLong("parent_id")));
+      }
+      return out;
+    });
+  }
+
+  /** Updates the parents of settled shards; answers the parents that reached a terminal status. */
+  public Future<List<Settled>> settleParents(List<Long> parentIds) {
+    if (parentIds.isEmpty()) {
+      return Future.succeededFuture(List.of());
+    }
+    return pool.preparedQuery(SETTLE_PARENTS).execute(Tuple.of((Object) parentIds.toArray(new Long[0]))).map(rows -> {
+      List<Settled> out = new ArrayList<>();
+      for (Row r : rows) {
+        String status = r.getString("status");
+        if ("SUCCESS".equals(status) || "FAILED".equals(status)) {
+          out.add(new Settled(r.getLong("task_id"), status, Times.toMillis(r.getOffsetDateTime("trigger_time")),
+              r.getShort("priority"), r.getString("result"), r.getString("error"), null));
+        }
+      }
+      return out;
+    });
+  }
+
+  public Future<List<Long>> staleParents() {
+    return pool.query(STALE_PARENTS).execute().map(rows -> {
+      List<Long> out = new ArrayList<>(rows.rowCount());
+      rows.forEach(r -> out.add(r.getLong("task_id")));
+      return out;
+    });
+  }
+
+  /** Attempt and retry budget of a task an executor holds. */
+  public record Held(long taskId, int attempt, int retryCount, int maxRetry) {
+  }
+
+  /** Retry state of the given tasks, where the executor still holds them. */
+  public Future<List<Held>> retryState(long[] taskIds, String executorId) {
+    return pool.preparedQuery(RETRY_STATE).execute(Tuple.of(boxed(taskIds), executorId)).map(ExecutionStore::held);
+  }
+
+  /** Everything the executor holds (it was declared OFFLINE: these go through the retry policy). */
+  public Future<List<Held>> heldBy(String executorId, int limit) {
+    return pool.preparedQuery(HELD_BY).execute(Tuple.of(executorId, limit)).map(ExecutionStore::held);
+  }
+
+  public Future<List<ReadyTask>> loadReady(int limit) {
+    return pool.preparedQuery(LOAD_READY).execute(Tuple.of(limit)).map(rows -> {
+      List<ReadyTask> out = new ArrayList<>(rows.rowCount());
+      for (Row r : rows) {
+        out.add(new ReadyTask(r.getLong("task_id"), r.getString("task_type"), r.getString("processor"),
+            r.getShort("priority"), Times.toMillis(r.getOffsetDateTime("trigger_time")), r.getInteger("timeout_ms"),
+            r.getString("payload"), r.getShort("retry_count"), r.getShort("max_retry"), r.getInteger("shard_total"),
+            r.getInteger("shard_index")));
+      }
+      return out;
+    });
+  }
+
+  private static List<Held> held(RowSet<Row> rows) {
+    List<Held> out = new ArrayList<>(rows.rowCount());
+    for (Row r : rows) {
+      out.add(new Held(r.getLong("task_id"), r.getInteger("attempt"), r.getShort("retry_count"),
+          r.getShort("max_retry")));
+    }
+    return out;
+  }
+
+  private static Tuple pairs(Fence fence, List<Dispatched> tasks, String executorId) {
+    Long[] ids = new Long[tasks.size()];
+    Integer[] attempts = new Integer[tasks.size()];
+    for (int i = 0; i < ids.length; i++) {
+      ids[i] = tasks.get(i).taskId();
+      attempts[i] = tasks.get(i).attempt();
+    }
+    return fenced(fence).addValue(ids).addValue(attempts).addValue(executorId);
+  }
+
+  private static Long[] boxed(long[] ids) {
+    Long[] out = new Long[ids.length];
+    for (int i = 0; i < ids.length; i++) {
+      out[i] = ids[i];
+    }
+    return out;
+  }
+}

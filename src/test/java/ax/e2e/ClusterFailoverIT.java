@@ -1,0 +1,113 @@
+package ax.e2e;
+
+import ax.testing.TestPostgres;
+import io.vertx.core.json.JsonObject;
+import org.junit.jupiter.api.Test;
+
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNotEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * Two clustered scheduler nodes and two executors, all real processes on loopback (issue 4, part 2):
+ * the leader is killed or paused and nothing is lost or run twice. Each executor records every
+ * execution it started; the union of the records must name every task exactly once.
+ */
+class ClusterFailoverIT {
+  private static final long TTL_MS = 3_000;
+
+  private static List<JsonObject> noops(int n, long dueAtMs) {
+    List<JsonObject> out = new ArrayList<>();
+    for (int i = 0; i < n; i++) {
+      out.add(new JsonObject().put("task_type", "it.failover").put("processor", "noop").put("timeout_ms", 5_000)
+          .put("trigger_time", Instant.ofEpochMilli(dueAtMs).toString()).put("payload", new JsonObject().put("i", i)));
+    }
+    return out;
+  }
+
+  private static void assertEachRanOnce(List<String> ids, ExecutorProcess... executors) throws Exception {
+    Map<String, Integer> runs = new HashMap<>();
+    for (ExecutorProcess e : executors) {
+      e.countsByTask().forEach((id, n) -> runs.merge(id, n, Integer::sum));
+    }
+    int lost = 0;
+    int twice = 0;
+    for (String id : ids) {
+      int n = runs.getOrDefault(id, 0);
+      lost += n == 0 ? 1 : 0;
+      twice += n > 1 ? 1 : 0;
+    }
+    System.out.printf("failover: %d tasks, never run %d, run more than once %d%n", ids.size(), lost, twice);
+    assertEquals(0, lost, "tasks never executed");
+    assertEquals(0, twice, "tasks executed more than once");
+  }
+
+  @Test
+  void theLeaderKilledMidBurstLosesNothingAndRunsNothingTwice() throws Exception {
+    try (TestPostgres pg = TestPostgres.create(); AxCluster ax = AxCluster.start(pg, 2, Map.of())) {
+      int leader = ax.awaitLeader(30_000);
+      int standby = 1 - leader;
+      try (ExecutorProcess a = ExecutorProcess.java("fo-a", AxCluster.token("fo-a"),
+               ax.server(leader) + "," + ax.server(standby), "noop");
+           ExecutorProcess b = ExecutorProcess.java("fo-b", AxCluster.token("fo-b"),
+               ax.server(standby) + "," + ax.server(leader), "noop")) {
+        long due = System.currentTimeMillis() + 4_000;
+        // Half through each node: the standby forwards its submissions to the leader's wheel.
+        List<String> ids = new ArrayList<>(ExecutorIT.submitAll(ax.api(leader), noops(1_500, due)));
+        ids.addAll(ExecutorIT.submitAll(ax.api(standby), noops(1_500, due)));
+        long sleep = due - System.currentTimeMillis() + 150;
+        if (sleep > 0) {
+          Thread.sleep(sleep);
+        }
+        long killedAt = System.currentTimeMillis();
+        ax.nodes.get(leader).killHard();
+        int next = ax.awaitLeader(TTL_MS + 20_000);
+        long takeoverMs = System.currentTimeMillis() - killedAt;
+        System.out.printf("failover: leader killed mid-burst; node-%d leads after %d ms (TTL %d ms)%n", next,
+            takeoverMs, TTL_MS);
+        assertEquals(standby, next);
+        ax.awaitCount("SELECT count(*) FROM tasks WHERE status = 'SUCCESS'", ids.size(), 90_000);
+        assertEachRanOnce(ids, a, b);
+        assertTrue(Health.of(ax.nodes.get(next).port).getLong("epoch") >= 2, "the takeover bumped the epoch");
+      }
+    }
+  }
+
+  @Test
+  void aPausedLeaderWakesUpAsAStandbyAndChangesNothing() throws Exception {
+    try (TestPostgres pg = TestPostgres.create(); AxCluster ax = AxCluster.start(pg, 2, Map.of())) {
+      int leader = ax.awaitLeader(30_000);
+      int standby = 1 - leader;
+      long oldEpoch = Health.of(ax.nodes.get(leader).port).getLong("epoch");
+      try (ExecutorProcess e = ExecutorProcess.java("pl-a", AxCluster.token("pl-a"),
+          ax.server(standby) + "," + ax.server(leader), "noop")) {
+        long due = System.currentTimeMillis() + 2_500;
+        List<String> ids = new ArrayList<>(ExecutorIT.submitAll(ax.api(leader), noops(500, due)));
+        Thread.sleep(Math.max(0, due - System.currentTimeMillis() + 50));
+        ax.nodes.get(leader).signal("STOP"); // frozen mid-burst, past its TTL
+        int next = ax.awaitLeader(TTL_MS + 20_000);
+        assertEquals(standby, next);
+        ids.addAll(ExecutorIT.submitAll(ax.api(next), noops(500, System.currentTimeMillis() + 500)));
+        ax.awaitCount("SELECT count(*) FROM tasks WHERE status = 'SUCCESS'", ids.size(), 90_000);
+        ax.nodes.get(leader).signal("CONT");
+        long deadline = System.currentTimeMillis() + 15_000;
+        JsonObject woke = Health.of(ax.nodes.get(leader).port);
+        while (!"standby".equals(woke.getString("role")) && System.currentTimeMillis() < deadline) {
+          Thread.sleep(200);
+          woke = Health.of(ax.nodes.get(leader).port);
+        }
+        assertEquals("standby", woke.getString("role"), "the old leader steps down when it wakes");
+        assertNotEquals(oldEpoch, Health.of(ax.nodes.get(next).port).getLong("epoch"));
+        Thread.sleep(2_000); // whatever the old leader still had in flight has been tried by now
+        assertEquals(ids.size(), ax.count("SELECT count(*) FROM tasks WHERE status = 'SUCCESS'"));
+        assertEachRanOnce(ids, e);
+      }
+    }
+  }
+}

@@ -1,0 +1,214 @@
+package ax.e2e;
+
+import ax.testing.TestPostgres;
+import io.vertx.core.json.JsonArray;
+import io.vertx.core.json.JsonObject;
+import org.junit.jupiter.api.Test;
+
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * Remote executors against a real node, each a real process (R6, issue 4): the Java SDK's demo
+ * executor and the Python example, pushed work over the bridge. Faults are real signals: kill -9 and
+ * SIGSTOP/SIGCONT of an executor. Every executor records what it ran, and the tests compare.
+ */
+class ExecutorIT {
+
+  private static JsonObject task(String processor, JsonObject payload) {
+    return new JsonObject().put("task_type", "it." + processor).put("processor", processor).put("payload", payload);
+  }
+
+  /** Submits through the batch endpoint (1000 per request); returns the task ids. */
+  static List<String> submitAll(ApiClient api, List<JsonObject> tasks) throws Exception {
+    List<String> ids = new ArrayList<>();
+    for (int i = 0; i < tasks.size(); i += 1000) {
+      JsonArray chunk = new JsonArray(new ArrayList<>(tasks.subList(i, Math.min(tasks.size(), i + 1000))));
+      ApiClient.Reply r = api.post("/openapi/v1/tasks/batch", new JsonObject().put("tasks", chunk).encode());
+      assertEquals(200, r.status(), r.raw().body());
+      for (Object o : r.body().getJsonArray("results")) {
+        JsonObject item = (JsonObject) o;
+        assertEquals(201, item.getInteger("status_code"), item.encode());
+        ids.add(item.getString("task_id"));
+      }
+    }
+    return ids;
+  }
+
+  private static JsonObject get(ApiClient api, String id) throws Exception {
+    return api.get("/openapi/v1/tasks/" + id).body();
+  }
+
+  @Test
+  void pushedTasksRunOnceAcrossTwoExecutorsAndTheIdleOneGetsMore() throws Exception {
+    try (TestPostgres pg = TestPostgres.create(); AxCluster ax = AxCluster.start(pg, 1, Map.of());
+         ExecutorProcess busy = ExecutorProcess.java("busy", AxCluster.token("busy"), ax.servers(), "echo,sleep",
+             "--pools", "high=1,default=8,slow=1", "--buffer", "4");
+         ExecutorProcess idle = ExecutorProcess.java("idle", AxCluster.token("idle"), ax.servers(), "echo",
+             "--pools", "high=1,default=8,slow=1", "--buffer", "4")) {
+      ApiClient api = ax.api(0);
+      // Only "busy" serves sleep: 9 long sleeps occupy 9 of its 10 workers for the whole test, so its
+      // room is 10 + 4 - 9 = 5 slots against the idle executor's 14.
+      List<JsonObject> sleeps = new ArrayList<>();
+      for (int i = 0; i < 9; i++) {
+        sleeps.add(task("sleep", new JsonObject().put("ms", 20_000)));
+      }
+      submitAll(api, sleeps);
+      ax.awaitCount("SELECT count(*) FROM tasks WHERE processor = 'sleep' AND status = 'RUNNING'", 9, 20_000);
+
+      List<JsonObject> echoes = new ArrayList<>();
+      for (int i = 0; i < 400; i++) {
+        echoes.add(task("echo", new JsonObject().put("i", i)));
+      }
+      List<String> ids = submitAll(api, echoes);
+      ax.awaitCount("SELECT count(*) FROM tasks WHERE processor = 'echo' AND status = 'SUCCESS'", ids.size(), 60_000);
+
+      Map<String, Integer> onBusy = busy.countsByTask();
+      Map<String, Integer> onIdle = idle.countsByTask();
+      int busyEchoes = 0;
+      int idleEchoes = 0;
+      for (String id : ids) {
+        int runs = onBusy.getOrDefault(id, 0) + onIdle.getOrDefault(id, 0);
+        assertEquals(1, runs, "task " + id + " ran " + runs + " times");
+        busyEchoes += onBusy.getOrDefault(id, 0);
+        idleEchoes += onIdle.getOrDefault(id, 0);
+      }
+      System.out.printf("weighted selection: idle executor ran %d echo tasks, busy one %d%n", idleEchoes, busyEchoes);
+      assertTrue(idleEchoes > 1.5 * busyEchoes,
+          "the idle executor must get measurably more: idle " + idleEchoes + ", busy " + busyEchoes);
+      JsonObject one = get(api, ids.get(0));
+      assertEquals("SUCCESS", one.getString("status"));
+      assertEquals(0, one.getJsonObject("result").getJsonObject("payload").getInteger("i"));
+    }
+  }
+
+  @Test
+  void anExecutorKilledMidTaskIsDeclaredOfflineAndItsTaskSucceedsOnceElsewhere() throws Exception {
+    try (TestPostgres pg = TestPostgres.create(); AxCluster ax = AxCluster.start(pg, 1, Map.of());
+         ExecutorProcess doomed = ExecutorProcess.java("doomed", AxCluster.token("doomed"), ax.servers(), "sleep")) {
+      ApiClient api = ax.api(0);
+      String id = submitAll(api, List.of(task("sleep", new JsonObject().put("ms", 3_000)))).get(0);
+      ax.awaitCount("SELECT count(*) FROM tasks WHERE status = 'RUNNING'", 1, 20_000);
+      try (ExecutorProcess survivor = ExecutorProcess.java("survivor", AxCluster.token("survivor"), ax.servers(),
+          "sleep")) {
+        doomed.killHard();
+        // 4 missed heartbeats of 500 ms → OFFLINE → retry (200 ms backoff) → the survivor runs attempt 2.
+        ax.awaitCount("SELECT count(*) FROM tasks WHERE status = 'SUCCESS'", 1, 30_000);
+        JsonObject t = get(api, id);
+        assertEquals(2, t.getInteger("attempt"), t.encode());
+        assertEquals(1, survivor.countsByTask().getOrDefault(id, 0));
+        assertEquals(1, ax.count("SELECT count(*) FROM task_attempts WHERE outcome = 'SUCCESS'"));
+        assertEquals(1, ax.count("SELECT count(*) FROM task_attempts WHERE outcome = 'FAILED' AND executor_id = 'doomed'"
+            + " AND error LIKE '%OFFLINE%'"), "the lost attempt is recorded with its cause");
+        assertTrue(Health.metrics(ax.nodes.get(0).port).contains("ax_executor_events_total{event=\"offline\"} 1.0"));
+      }
+    }
+  }
+
+  @Test
+  void aPausedExecutorsLateResultIsRefusedAndItsHeartbeatSendsItToRegisterAgain() throws Exception {
+    try (TestPostgres pg = TestPostgres.create(); AxCluster ax = AxCluster.start(pg, 1, Map.of());
+         ExecutorProcess paused = ExecutorProcess.java("paused", AxCluster.token("paused"), ax.servers(), "sleep")) {
+      ApiClient api = ax.api(0);
+      String id = submitAll(api, List.of(task("sleep", new JsonObject().put("ms", 1_500)))).get(0);
+      ax.awaitCount("SELECT count(*) FROM tasks WHERE status = 'RUNNING'", 1, 20_000);
+      paused.signal("STOP");
+      try (ExecutorProcess other = ExecutorProcess.java("other", AxCluster.token("other"), ax.servers(), "sleep")) {
+        ax.awaitCount("SELECT count(*) FROM tasks WHERE status = 'SUCCESS'", 1, 30_000);
+        paused.signal("CONT");
+        // Its sleep finished long ago; on waking it reports attempt 1, which is no longer anybody's.
+        long deadline = System.currentTimeMillis() + 20_000;
+        String metrics = "";
+        while (System.currentTimeMillis() < deadline) {
+          metrics = Health.metrics(ax.nodes.get(0).port);
+          if (metrics.contains("ax_executor_refused_total{kind=\"result\"}")) {
+            break;
+          }
+          Thread.sleep(200);
+        }
+        assertTrue(metrics.contains("ax_executor_refused_total{kind=\"result\"}"), "the late result is refused");
+        assertTrue(metrics.contains("ax_executor_refused_total{kind=\"heartbeat\"}"), "its heartbeat is refused");
+        paused.awaitOutput("registering again", Duration.ofSeconds(10));
+        JsonObject t = get(api, id);
+        assertEquals("SUCCESS", t.getString("status"));
+        assertEquals(2, t.getInteger("attempt"));
+        assertEquals(1, other.countsByTask().getOrDefault(id, 0), "attempt 2 ran on the other executor");
+        assertEquals(1, ax.count("SELECT count(*) FROM task_attempts WHERE task_id = " + id + " AND outcome = 'SUCCESS'"));
+      }
+    }
+  }
+
+  @Test
+  void thePythonExecutorCompletesTasksEndToEnd() throws Exception {
+    try (TestPostgres pg = TestPostgres.create(); AxCluster ax = AxCluster.start(pg, 1, Map.of());
+         ExecutorProcess py = ExecutorProcess.python("py-1", AxCluster.token("py-1"), ax.servers(), "echo,fail")) {
+      ApiClient api = ax.api(0);
+      List<JsonObject> tasks = new ArrayList<>();
+      for (int i = 0; i < 50; i++) {
+        tasks.add(task("echo", new JsonObject().put("i", i)));
+      }
+      tasks.add(task("fail", new JsonObject()).put("max_retry", 0));
+      List<String> ids = submitAll(api, tasks);
+      ax.awaitCount("SELECT count(*) FROM tasks WHERE status IN ('SUCCESS','FAILED')", ids.size(), 30_000);
+      JsonObject echo = get(api, ids.get(7));
+      assertEquals("SUCCESS", echo.getString("status"));
+      assertEquals("python", echo.getJsonObject("result").getString("lang"));
+      assertEquals(7, echo.getJsonObject("result").getJsonObject("payload").getInteger("i"));
+      JsonObject failed = get(api, ids.get(50));
+      assertEquals("FAILED", failed.getString("status"));
+      Set<String> ran = new HashSet<>(py.countsByTask().keySet());
+      assertEquals(new HashSet<>(ids), ran, "every task ran on the Python executor");
+      assertEquals(0, py.stopGracefully(Duration.ofSeconds(20)), "SIGTERM drains and exits 0");
+    }
+  }
+
+  @Test
+  void theSyncEndpointAnswersWithTheResultAndShardsRunOnEveryExecutor() throws Exception {
+    try (TestPostgres pg = TestPostgres.create(); AxCluster ax = AxCluster.start(pg, 1, Map.of());
+         ExecutorProcess a = ExecutorProcess.java("shard-a", AxCluster.token("shard-a"), ax.servers(), "echo");
+         ExecutorProcess b = ExecutorProcess.java("shard-b", AxCluster.token("shard-b"), ax.servers(), "echo")) {
+      ApiClient api = ax.api(0);
+      ApiClient.Reply sync = api.post("/openapi/v1/tasks/sync",
+          task("echo", new JsonObject().put("q", "now")).put("timeout_ms", 3_000).encode());
+      assertEquals(200, sync.status(), sync.raw().body());
+      assertEquals("SUCCESS", sync.body().getString("status"));
+      assertEquals("now", sync.body().getJsonObject("result").getJsonObject("payload").getString("q"));
+      ApiClient.Reply tooSlow = api.post("/openapi/v1/tasks/sync", task("echo", new JsonObject())
+          .put("timeout_ms", 5_000).encode());
+      assertEquals(400, tooSlow.status());
+      assertEquals("use_async_endpoint", tooSlow.code());
+
+      ApiClient.Reply sharded = api.submit(task("echo", new JsonObject().put("job", 1)).put("shard_total", 16)
+          .put("trigger_time", Instant.now().plusMillis(500).toString()));
+      assertEquals(201, sharded.status(), sharded.raw().body());
+      String parent = sharded.body().getString("task_id");
+      long deadline = System.currentTimeMillis() + 30_000;
+      JsonObject p = get(api, parent);
+      while (!"SUCCESS".equals(p.getString("status")) && System.currentTimeMillis() < deadline) {
+        Thread.sleep(200);
+        p = get(api, parent);
+      }
+      assertEquals("SUCCESS", p.getString("status"), p.encode());
+      JsonArray results = p.getJsonArray("result");
+      assertEquals(16, results.size());
+      Set<Integer> indexes = new HashSet<>();
+      Set<String> executors = new HashSet<>();
+      for (int i = 0; i < 16; i++) {
+        indexes.add(results.getJsonObject(i).getInteger("shard_index"));
+        executors.add(results.getJsonObject(i).getString("executor_id"));
+      }
+      assertEquals(16, indexes.size(), "every shard index 0..15 ran once");
+      assertEquals(Set.of("shard-a", "shard-b"), executors, "shards are spread over the executors");
+      int shardRuns = a.executions().size() + b.executions().size();
+      assertEquals(17, shardRuns, "16 shards + the sync task, each run once");
+    }
+  }
+}

@@ -1,0 +1,40 @@
+package ax.e2e;
+
+import io.vertx.core.json.JsonObject;
+
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.time.Duration;
+
+/** GET /health of a node; an unreachable node reads as {@code {"status":"DOWN"}}. */
+final class Health {
+  private static final HttpClient HTTP = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(2)).build();
+
+  private Health() {
+  }
+
+  static JsonObject of(int port) {
+    return get(port, "/health");
+  }
+
+  static JsonObject detail(int port) {
+    return get(port, "/health?detail=true");
+  }
+
+  static String metrics(int port) throws Exception {
+    return HTTP.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + "/metrics"))
+        .timeout(Duration.ofSeconds(5)).build(), HttpResponse.BodyHandlers.ofString()).body();
+  }
+
+  private static JsonObject get(int port, String path) {
+    try {
+      HttpResponse<String> r = HTTP.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + path))
+          .timeout(Duration.ofSeconds(3)).build(), HttpResponse.BodyHandlers.ofString());
+      return new JsonObject(r.body());
+    } catch (Exception e) {
+      return new JsonObject().put("status", "DOWN");
+    }
+  }
+}

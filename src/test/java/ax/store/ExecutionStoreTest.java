@@ -1,0 +1,189 @@
+package ax.store;
+
+import ax.dispatch.Completion;
+import ax.dispatch.OutcomePolicy;
+import ax.store.ExecutionStore.Dispatched;
+import ax.store.ExecutionStore.Settled;
+import ax.store.ScheduleStore.Fence;
+import ax.task.NewTask;
+import ax.task.RetryBackoff;
+import ax.task.TaskStatus;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+import java.util.List;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * The executor delivery writes against a real PostgreSQL: every one is fenced by the lease, and
+ * outcomes additionally by executor and attempt, so a deposed leader, a foreign executor or a late
+ * result changes nothing.
+ */
+class ExecutionStoreTest {
+  private static StoreFixture db;
+  private static ExecutionStore store;
+  private static ScheduleStore schedule;
+  private static TaskStore tasks;
+  private static LeaseStore leases;
+  private static final OutcomePolicy OUTCOMES = new OutcomePolicy(RetryBackoff.of(1_000));
+  private Fence fence;
+
+  @BeforeAll
+  static void setUp() {
+    db = new StoreFixture();
+    store = new ExecutionStore(db.pool);
+    schedule = new ScheduleStore(db.pool);
+    tasks = new TaskStore(db.pool);
+    leases = new LeaseStore(db.pool);
+  }
+
+  @AfterAll
+  static void tearDown() {
+    db.close();
+  }
+
+  @BeforeEach
+  void freshLeaseAndTable() {
+    db.pool.query("TRUNCATE tasks, task_attempts, leases").execute().await();
+    long epoch = leases.tryAcquire("scheduler", "node-a/1", 30_000).await().orElseThrow();
+    fence = new Fence("scheduler", "node-a/1", epoch, "node-a");
+  }
+
+  private NewTask ready() {
+    NewTask t = StoreFixture.processorTask(db.dbNow() - 5, TaskStatus.DELAYED);
+    tasks.insert(t).await();
+    assertEquals(1, schedule.claimDue(new long[] {t.taskId()}, fence).await().ready().size());
+    return t;
+  }
+
+  private TaskStatus status(NewTask t) {
+    return tasks.find("tenant-a", t.taskId()).await().orElseThrow().status();
+  }
+
+  @Test
+  void dispatchTakesReadyTasksOnceWithANewAttempt() {
+    NewTask t = ready();
+    List<Dispatched> first = store.dispatch(new long[] {t.taskId()}, "ex-1", 2_000, fence).await();
+    assertEquals(List.of(new Dispatched(t.taskId(), 1)), first);
+    assertEquals(TaskStatus.DISPATCHING, status(t));
+    assertTrue(store.dispatch(new long[] {t.taskId()}, "ex-2", 2_000, fence).await().isEmpty(),
+        "a DISPATCHING task cannot be handed to a second executor");
+  }
+
+  @Test
+  void aDeposedLeaderCanNeitherDispatchNorComplete() {
+    NewTask t = ready();
+    Fence stale = new Fence(fence.leaseName(), fence.holder(), fence.epoch() - 1, fence.nodeId());
+    assertTrue(store.dispatch(new long[] {t.taskId()}, "ex-1", 2_000, stale).await().isEmpty());
+    Dispatched d = store.dispatch(new long[] {t.taskId()}, "ex-1", 2_000, fence).await().get(0);
+    Completion ok = OUTCOMES.succeeded(t.taskId(), d.attempt(), 0, "{\"ok\":true}");
+    assertTrue(store.complete(List.of(ok), "ex-1", stale).await().isEmpty(), "stale epoch completes nothing");
+    assertEquals(TaskStatus.DISPATCHING, status(t));
+  }
+
+  @Test
+  void ackMakesItRunningAndOnlyTheExecutorHoldingTheAttemptCanComplete() {
+    NewTask t = ready();
+    Dispatched d = store.dispatch(new long[] {t.taskId()}, "ex-1", 2_000, fence).await().get(0);
+    assertEquals(0, store.acked(List.of(d), "ex-2", fence).await(), "only the addressee acks");
+    assertEquals(1, store.acked(List.of(d), "ex-1", fence).await());
+    assertEquals(TaskStatus.RUNNING, status(t));
+
+    Completion ok = OUTCOMES.succeeded(t.taskId(), d.attempt(), 0, "{\"by\":\"ex-1\"}");
+    assertTrue(store.complete(List.of(ok), "ex-2", fence).await().isEmpty(), "a foreign executor is refused");
+    Completion stale = OUTCOMES.succeeded(t.taskId(), d.attempt() + 1, 0, "{}");
+    assertTrue(store.complete(List.of(stale), "ex-1", fence).await().isEmpty(), "another attempt is refused");
+    List<Settled> settled = store.complete(List.of(ok), "ex-1", fence).await();
+    assertEquals(1, settled.size());
+    assertEquals("SUCCESS", settled.get(0).status());
+    assertEquals("{\"by\": \"ex-1\"}", settled.get(0).resultJson());
+    assertTrue(store.complete(List.of(ok), "ex-1", fence).await().isEmpty(), "a duplicate result changes nothing");
+    assertEquals(1, db.pool.query("SELECT 1 FROM task_attempts WHERE executor_id = 'ex-1' AND outcome = 'SUCCESS'")
+        .execute().await().rowCount());
+  }
+
+  @Test
+  void aResultIsAcceptedBeforeTheAckWasWritten() {
+    NewTask t = ready();
+    Dispatched d = store.dispatch(new long[] {t.taskId()}, "ex-1", 2_000, fence).await().get(0);
+    Completion ok = OUTCOMES.succeeded(t.taskId(), d.attempt(), 0, null);
+    assertEquals(1, store.complete(List.of(ok), "ex-1", fence).await().size());
+    assertEquals(0, store.acked(List.of(d), "ex-1", fence).await(), "the late ack does not resurrect it");
+    assertEquals(TaskStatus.SUCCESS, status(t));
+  }
+
+  @Test
+  void rejectedTasksGoBackToReadyAndAreFoundByTheTopUp() {
+    NewTask t = ready();
+    Dispatched d = store.dispatch(new long[] {t.taskId()}, "ex-1", 2_000, fence).await().get(0);
+    assertEquals(List.of(t.taskId()), store.release(List.of(d), "ex-1", fence).await());
+    assertEquals(TaskStatus.READY, status(t));
+    assertEquals(List.of(t.taskId()), store.loadReady(10).await().stream().map(r -> r.taskId()).toList());
+    Dispatched again = store.dispatch(new long[] {t.taskId()}, "ex-2", 2_000, fence).await().get(0);
+    assertEquals(d.attempt() + 1, again.attempt(), "every hand-over is a new attempt");
+  }
+
+  @Test
+  void whatAnOfflineExecutorHeldGoesThroughTheRetryPolicy() {
+    NewTask t = ready();
+    Dispatched d = store.dispatch(new long[] {t.taskId()}, "ex-1", 2_000, fence).await().get(0);
+    store.acked(List.of(d), "ex-1", fence).await();
+    List<ExecutionStore.Held> held = store.heldBy("ex-1", 100).await();
+    assertEquals(1, held.size());
+    Completion lost = OUTCOMES.failed(t.taskId(), held.get(0).attempt(), held.get(0).retryCount(),
+        held.get(0).maxRetry(), "executor went OFFLINE", false, db.dbNow());
+    List<Settled> settled = store.complete(List.of(lost), "ex-1", fence).await();
+    assertEquals("DELAYED", settled.get(0).status(), "a retry is scheduled (max_retry 2)");
+    Completion late = OUTCOMES.succeeded(t.taskId(), d.attempt(), 0, null);
+    assertTrue(store.complete(List.of(late), "ex-1", fence).await().isEmpty(),
+        "the OFFLINE executor's late result for that attempt is refused");
+  }
+
+  @Test
+  void aShardedParentNeverRunsItselfAndSettlesFromItsShards() {
+    long now = db.dbNow();
+    NewTask parent = new NewTask(9_000_001L, "tenant-a", "key-a", "report.build", now - 5, TaskStatus.DELAYED, 5, 0,
+        60_000, null, "reports", "{\"job\":1}", null, 3);
+    tasks.insert(parent, new long[] {9_000_010L, 9_000_011L, 9_000_012L}).await();
+    assertTrue(schedule.loadPending(0, 0, now + 60_000, 10).await().stream()
+        .noneMatch(t -> t.taskId() == parent.taskId()), "the parent is not loaded into the wheel");
+    var claimed = schedule.claimDue(new long[] {parent.taskId(), 9_000_010L, 9_000_011L, 9_000_012L}, fence).await();
+    assertEquals(List.of(0, 1, 2), claimed.ready().stream().map(r -> r.shardIndex()).sorted().toList());
+    assertTrue(claimed.ready().stream().noneMatch(r -> r.taskId() == parent.taskId()));
+
+    List<Settled> settled = new java.util.ArrayList<>();
+    for (long shard : new long[] {9_000_012L, 9_000_010L}) {
+      Dispatched d = store.dispatch(new long[] {shard}, "ex-1", 2_000, fence).await().get(0);
+      settled.addAll(store.complete(List.of(OUTCOMES.succeeded(shard, d.attempt(), 0, "{\"s\":" + shard + "}")),
+          "ex-1", fence).await());
+    }
+    assertEquals(parent.taskId(), settled.get(0).parentId());
+    assertTrue(store.settleParents(List.of(parent.taskId())).await().isEmpty(), "one shard is still out");
+    assertEquals(TaskStatus.RUNNING, status(parent));
+
+    Dispatched last = store.dispatch(new long[] {9_000_011L}, "ex-2", 2_000, fence).await().get(0);
+    store.complete(List.of(OUTCOMES.succeeded(9_000_011L, last.attempt(), 0, "{\"s\":9000011}")), "ex-2", fence).await();
+    List<Settled> done = store.settleParents(List.of(parent.taskId())).await();
+    assertEquals("SUCCESS", done.get(0).status());
+    assertEquals("[{\"s\": 9000010}, {\"s\": 9000011}, {\"s\": 9000012}]", done.get(0).resultJson(),
+        "results in shard order");
+  }
+
+  @Test
+  void oneShardFailingForGoodFailsTheParent() {
+    long now = db.dbNow();
+    NewTask parent = new NewTask(9_100_001L, "tenant-a", "key-a", "report.build", now - 5, TaskStatus.DELAYED, 5, 0,
+        60_000, null, "reports", null, null, 2);
+    tasks.insert(parent, new long[] {9_100_010L, 9_100_011L}).await();
+    schedule.claimDue(new long[] {9_100_010L, 9_100_011L}, fence).await();
+    Dispatched d = store.dispatch(new long[] {9_100_010L}, "ex-1", 2_000, fence).await().get(0);
+    store.complete(List.of(OUTCOMES.failed(9_100_010L, d.attempt(), 0, 0, "boom", false, now)), "ex-1", fence).await();
+    List<Settled> done = store.settleParents(List.of(parent.taskId())).await();
+    assertEquals("FAILED", done.get(0).status());
+    assertEquals("1 of 2 shards failed", done.get(0).error());
+  }
+}
