@@ -45,7 +45,7 @@ public final class Addresses {
   /** Request, no body (local): the current {@link LeaderTerm}. */
   public static final String LEADER_STATUS = "ax.leader.status";
 
-  // ---- Executor protocol (docs/executor-protocol.md). These cross the TCP bridge and the cluster, so
+  // ---- Executor protocol (README.md). These cross the TCP bridge and the cluster, so
   // their bodies are plain JSON. The bridge's permitted lists are built from exactly these constants.
 
   /** Request (bridge → leader): an executor registers a session. */

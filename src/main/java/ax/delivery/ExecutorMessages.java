@@ -16,7 +16,7 @@ import java.util.Set;
 import java.util.regex.Pattern;
 
 /**
- * Reads and writes the bodies of docs/executor-protocol.md. Executors are remote and may be written in
+ * Reads and writes the bodies of the executor protocol (README.md, "Executor protocol"). Executors are remote and may be written in
  * any language, so everything read here is validated; a bad message becomes an
  * {@link IllegalArgumentException} whose text is sent back to the executor.
  */

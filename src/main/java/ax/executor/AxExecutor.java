@@ -24,7 +24,7 @@ import java.util.logging.Logger;
 /**
  * An ax executor: connects to the scheduler through the TCP event-bus bridge, takes dispatched tasks,
  * runs them with the {@link TaskHandler}s registered by processor name and reports their results
- * (docs/executor-protocol.md).
+ * (README.md, "Executor protocol").
  *
  * <pre>{@code
  * AxExecutor executor = AxExecutor.builder()

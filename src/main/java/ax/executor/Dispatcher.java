@@ -15,6 +15,10 @@ import java.util.logging.Logger;
  *   <li>A dispatch older than the highest epoch seen is rejected whole ({@code stale_epoch}).</li>
  *   <li>A task already in the {@link DedupeWindow} is accepted but not run; its outcome, if known, is
  *       re-sent.</li>
+ *   <li>A task (and shard) that already <em>succeeded</em> here within the window under an earlier
+ *       attempt is accepted but not run either (R5): its result is sent again under the new attempt.
+ *       That closes the one window the scheduler cannot: an ack that arrived too late, after the task
+ *       had been handed out again.</li>
  *   <li>Otherwise it is accepted if a permit is free ({@link Admission}), else rejected; while draining
  *       everything new is rejected.</li>
  * </ol>
@@ -112,6 +116,18 @@ final class Dispatcher {
       return false;
     }
     DedupeKey key = ctx.dedupeKey();
+    DedupeKey anyAttempt = new DedupeKey(ctx.taskId(), 0, ctx.shardIndex());
+    java.util.Optional<TaskResult> succeeded = dedupe.outcome(anyAttempt);
+    if (succeeded.isPresent() && !dedupe.contains(key)) {
+      stats.deduplicated();
+      TaskResult earlier = succeeded.get();
+      TaskResult again = new TaskResult(earlier.taskId(), ctx.attempt(), earlier.shardIndex(), earlier.status(),
+          earlier.result(), earlier.error(), earlier.durationMs());
+      dedupe.tryStart(key);
+      dedupe.complete(key, again);
+      results.accept(again);
+      return true;
+    }
     if (dedupe.contains(key)) {
       stats.deduplicated();
       // Finished: send the outcome again (the first report may be what got lost). Still running: the
@@ -161,6 +177,12 @@ final class Dispatcher {
     }
     stats.executed(result);
     dedupe.complete(ctx.dedupeKey(), result);
+    if (result.status() == TaskResult.Status.SUCCESS) {
+      // Attempt 0 never occurs on the wire: it keys "this task and shard succeeded here" (R5).
+      DedupeKey anyAttempt = new DedupeKey(ctx.taskId(), 0, ctx.shardIndex());
+      dedupe.tryStart(anyAttempt);
+      dedupe.complete(anyAttempt, result);
+    }
     // Hand the result over before releasing the permit: drain waits for "nothing in flight and no
     // result outstanding", and must never see the gap between the two.
     results.accept(result);

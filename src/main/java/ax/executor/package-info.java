@@ -3,7 +3,7 @@
  *
  * <p>{@link ax.executor.AxExecutor} is the entry point: build it with servers, a token and one
  * {@link ax.executor.TaskHandler} per processor name, {@code start()} it, and {@code drain()} it on the
- * way out. The wire contract it implements is {@code docs/executor-protocol.md}.
+ * way out. The wire contract it implements is the "Executor protocol" section of README.md.
  *
  * <p>Layout, one job per class:
  * <ul>

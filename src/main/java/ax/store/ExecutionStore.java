@@ -14,10 +14,13 @@ import java.util.ArrayList;
 import java.util.List;
 
 /**
- * SQL of handing processor tasks to remote executors (docs/executor-protocol.md):
+ * SQL of handing processor tasks to remote executors (README.md, "Executor protocol"):
  * READY → DISPATCHING (one executor, a new attempt) → RUNNING on its ack → an outcome from that same
  * executor for that same attempt. Every write is fenced twice: by the leader lease (a deposed leader
  * changes nothing) and by executor id + attempt (a late or foreign result changes nothing).
+ *
+ * <p>Writes that touch many rows lock them in task-id order first ({@code locked}): an ack, a result
+ * batch and a release for overlapping tasks can run at once, and unordered row locks deadlock.
  *
  * <p>A DISPATCHING task's deadline is the ack timeout <em>plus</em> its run timeout: if the leader dies
  * after the executor acked but before RUNNING was written, the executor is running it, and the
@@ -33,6 +36,9 @@ public final class ExecutionStore {
       )""";
 
   private static final String DISPATCH = LEASE + """
+      , locked AS MATERIALIZED (
+        SELECT task_id FROM tasks WHERE task_id = ANY($4) ORDER BY task_id FOR UPDATE
+      )
       UPDATE tasks t SET
         status         = 'DISPATCHING',
         attempt        = t.attempt + 1,
@@ -41,27 +47,35 @@ public final class ExecutionStore {
         last_run_node  = $6,
         lease_deadline = now() + ($7 + t.timeout_ms) * interval '1 millisecond',
         updated_at     = now()
-        FROM lease
-       WHERE t.task_id = ANY($4) AND t.status = 'READY' AND t.processor IS NOT NULL
+        FROM lease, locked
+       WHERE t.task_id = locked.task_id AND t.status = 'READY' AND t.processor IS NOT NULL
       RETURNING t.task_id, t.attempt""";
 
   private static final String ACK = LEASE + """
+      , locked AS MATERIALIZED (
+        SELECT task_id FROM tasks WHERE task_id = ANY($4) ORDER BY task_id FOR UPDATE
+      )
       UPDATE tasks t SET
         status         = 'RUNNING',
         started_at     = now(),
         lease_deadline = now() + t.timeout_ms * interval '1 millisecond',
         updated_at     = now()
-        FROM lease, unnest($4::bigint[], $5::int[]) AS v(task_id, attempt)
-       WHERE t.task_id = v.task_id AND t.attempt = v.attempt AND t.status = 'DISPATCHING' AND t.executor_id = $6""";
+        FROM lease, locked, unnest($4::bigint[], $5::int[]) AS v(task_id, attempt)
+       WHERE t.task_id = locked.task_id AND t.task_id = v.task_id AND t.attempt = v.attempt
+         AND t.status = 'DISPATCHING' AND t.executor_id = $6""";
 
   private static final String RELEASE = LEASE + """
+      , locked AS MATERIALIZED (
+        SELECT task_id FROM tasks WHERE task_id = ANY($4) ORDER BY task_id FOR UPDATE
+      )
       UPDATE tasks t SET
         status         = 'READY',
         executor_id    = NULL,
         lease_deadline = NULL,
         updated_at     = now()
-        FROM lease, unnest($4::bigint[], $5::int[]) AS v(task_id, attempt)
-       WHERE t.task_id = v.task_id AND t.attempt = v.attempt AND t.status = 'DISPATCHING' AND t.executor_id = $6
+        FROM lease, locked, unnest($4::bigint[], $5::int[]) AS v(task_id, attempt)
+       WHERE t.task_id = locked.task_id AND t.task_id = v.task_id AND t.attempt = v.attempt
+         AND t.status = 'DISPATCHING' AND t.executor_id = $6
       RETURNING t.task_id""";
 
   private static final String COMPLETE = LEASE + """
@@ -69,6 +83,8 @@ public final class ExecutionStore {
         SELECT * FROM unnest($4::bigint[], $5::int[], $6::text[], $7::text[], $8::text[], $9::int[],
                              $10::bigint[], $11::text[])
                  AS v(task_id, attempt, status, result, error, retry_count, next_trigger_ms, outcome)
+      ), locked AS MATERIALIZED (
+        SELECT task_id FROM tasks WHERE task_id = ANY($4) ORDER BY task_id FOR UPDATE
       ), done AS (
         UPDATE tasks t SET
           status         = v.status,
@@ -82,8 +98,8 @@ public final class ExecutionStore {
           finished_at    = CASE WHEN v.status IN ('SUCCESS','FAILED') THEN now() END,
           lease_deadline = NULL,
           updated_at     = now()
-          FROM v, lease
-         WHERE t.task_id = v.task_id AND t.attempt = v.attempt AND t.executor_id = $12
+          FROM v, lease, locked
+         WHERE t.task_id = locked.task_id AND t.task_id = v.task_id AND t.attempt = v.attempt AND t.executor_id = $12
            AND t.status IN ('DISPATCHING','RUNNING')
         RETURNING t.task_id, t.attempt, t.status, t.trigger_time, t.priority, t.last_run_node, t.started_at,
                   t.result::text AS result, v.outcome, v.error, t.parent_id

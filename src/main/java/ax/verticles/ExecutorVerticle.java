@@ -43,7 +43,7 @@ import java.util.logging.Level;
 import java.util.logging.Logger;
 
 /**
- * The leader's side of remote executors (docs/executor-protocol.md, R6). While this node leads it
+ * The leader's side of remote executors (README.md "Executor protocol", R6). While this node leads it
  * <ul>
  *   <li>consumes the executor addresses cluster-wide (registrations, heartbeats, results, drains reach
  *       it through whichever node's bridge the executor uses) and keeps the {@link ExecutorRegistry};</li>
@@ -66,6 +66,12 @@ public final class ExecutorVerticle extends VerticleBase {
   private static final long TOP_UP_INTERVAL_MS = 1_000;
   private static final int HELD_SCAN_LIMIT = 100_000;
   private static final long OFFLINE_RETRY_MS = 1_000;
+  /**
+   * Acks are written after this linger, in one statement, and only for tasks whose result has not
+   * arrived meanwhile: a fast task goes DISPATCHING → SUCCESS without a RUNNING write it would never
+   * need (its deadline already covers ack + run, see ExecutionStore).
+   */
+  private static final long ACK_LINGER_MS = 50;
 
   /** A task handed to an executor by this leader: what its result needs to apply the retry policy. */
   private record InFlight(String executorId, int attempt, int retryCount, int maxRetry) {
@@ -85,6 +91,9 @@ public final class ExecutorVerticle extends VerticleBase {
   private ExecutorRegistry registry;
   private ReadyQueue ready;
   private final Map<Long, InFlight> inFlight = new HashMap<>();
+  /** Acked tasks whose RUNNING write is pending, by executor. */
+  private final Map<String, Map<Long, Dispatched>> pendingAcks = new HashMap<>();
+  private long ackTimer = -1;
   private final Map<Long, List<Message<Object>>> syncWaiters = new HashMap<>();
   private final List<MessageConsumer<?>> leaderConsumers = new ArrayList<>();
   private final List<Long> timers = new ArrayList<>();
@@ -146,6 +155,7 @@ public final class ExecutorVerticle extends VerticleBase {
       timers.add(vertx.setPeriodic(TOP_UP_INTERVAL_MS, id -> topUp()));
       topUp();
     } else if (!next.leader() && was) {
+      pendingAcks.clear();
       leaderConsumers.forEach(MessageConsumer::unregister);
       leaderConsumers.clear();
       timers.forEach(vertx::cancelTimer);
@@ -248,7 +258,11 @@ public final class ExecutorVerticle extends VerticleBase {
     }
     List<ExecutorMessages.Result> known = new ArrayList<>();
     List<ExecutorMessages.Result> unknown = new ArrayList<>();
+    Map<Long, Dispatched> acksOfThisExecutor = pendingAcks.get(executorId);
     for (ExecutorMessages.Result r : parsed.results()) {
+      if (acksOfThisExecutor != null) {
+        acksOfThisExecutor.remove(r.taskId()); // finished already: RUNNING would be stale
+      }
       InFlight f = inFlight.get(r.taskId());
       if (f != null && f.executorId().equals(executorId) && f.attempt() == r.attempt()) {
         known.add(r);
@@ -482,14 +496,32 @@ public final class ExecutorVerticle extends VerticleBase {
             (accepted.contains(d.taskId()) ? acked : refused).add(d);
           }
           if (!acked.isEmpty()) {
-            store.acked(acked, executorId, fence()).onFailure(e -> LOG.log(Level.WARNING,
-                "ack write failed; the tasks stay DISPATCHING until their results arrive", e));
+            Map<Long, Dispatched> pending = pendingAcks.computeIfAbsent(executorId, id -> new HashMap<>());
+            acked.forEach(d -> pending.put(d.taskId(), d));
+            if (ackTimer < 0) {
+              ackTimer = vertx.setTimer(ACK_LINGER_MS, id -> flushAcks());
+            }
           }
           if (!refused.isEmpty()) {
             release(session, refused, sent);
           }
           schedulePump();
         });
+  }
+
+  private void flushAcks() {
+    ackTimer = -1;
+    if (!leading()) {
+      pendingAcks.clear();
+      return;
+    }
+    pendingAcks.forEach((executorId, acks) -> {
+      if (!acks.isEmpty()) {
+        store.acked(List.copyOf(acks.values()), executorId, fence()).onFailure(e -> LOG.log(Level.WARNING,
+            "ack write failed; the tasks stay DISPATCHING until their results arrive", e));
+      }
+    });
+    pendingAcks.clear();
   }
 
   private void release(ExecutorSession session, List<Dispatched> refused, List<ReadyTask> sent) {

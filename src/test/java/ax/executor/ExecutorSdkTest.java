@@ -154,6 +154,17 @@ class ExecutorSdkTest {
     assertEquals(List.of("7421394872192303104 1 0 ex-1"), Files.readAllLines(record));
     assertEquals(1, executor.stats().executed());
     assertEquals(1, executor.stats().deduplicated());
+
+    // A later attempt of a task that already succeeded here (its ack came too late and the scheduler
+    // handed it out again): not run again, the result goes back under the new attempt (R5).
+    awaitTrue(() -> executor.stats().applied() == 2);
+    JsonObject retried = dispatch("ex-1", EPOCH, task("7421394872192303104", 2, "echo")
+        .put("payload", new JsonObject().put("order", 42)));
+    assertEquals(new JsonArray().add("7421394872192303104"), retried.getJsonArray("accepted"));
+    JsonObject underAttempt2 = pollResult("7421394872192303104");
+    assertEquals(2, underAttempt2.getInteger("attempt"));
+    assertEquals(result.getJsonObject("result"), underAttempt2.getJsonObject("result"));
+    assertEquals(1, Files.readAllLines(record).size(), "still one execution");
   }
 
   @Test
@@ -318,7 +329,7 @@ class ExecutorSdkTest {
     ExecutorTokens.verify(verifier, headers.getString("token")).onComplete(ar -> {
       if (ar.failed()) {
         ev.complete(false);
-        // The server closes a connection that failed to authenticate (docs/executor-protocol.md).
+        // The server closes a connection that failed to authenticate (README.md, "Executor protocol").
         vertx.setTimer(50, t -> ev.socket().close());
         return;
       }
