@@ -69,9 +69,12 @@ public final class TaskStateMachine {
 
   static {
     allow(CREATED, DELAYED, READY, CANCELLED, SKIPPED);
-    allow(DELAYED, READY, DISPATCHING, CANCELLED, SKIPPED);
-    allow(READY, DISPATCHING, CANCELLED, SKIPPED);
-    allow(DISPATCHING, RUNNING, READY, DELAYED, FAILED);
+    // DELAYED → RUNNING/SUCCESS/FAILED: a sharded parent settles from its shards; → FAILED also when the
+    // sync endpoint's deadline passes before the task ran (likewise READY → FAILED).
+    allow(DELAYED, READY, DISPATCHING, CANCELLED, SKIPPED, RUNNING, SUCCESS, FAILED);
+    allow(READY, DISPATCHING, CANCELLED, SKIPPED, FAILED);
+    // DISPATCHING → SUCCESS: an executor's result can arrive before its ack was written.
+    allow(DISPATCHING, RUNNING, READY, DELAYED, FAILED, SUCCESS);
     allow(RUNNING, SUCCESS, FAILED, DELAYED);
     for (TaskStatus to : TaskStatus.values()) {
       Set<TaskStatus> sources = EnumSet.noneOf(TaskStatus.class);
