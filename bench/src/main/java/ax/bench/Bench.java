@@ -31,7 +31,7 @@ import org.HdrHistogram.Histogram;
  * receives the callbacks on an in-process HTTP server.
  */
 public final class Bench {
-  static final Set<String> SCENARIOS = Set.of("spread", "burst", "submit", "memory", "smoke");
+  static final Set<String> SCENARIOS = Set.of("spread", "burst", "submit", "memory", "smoke", "executors");
 
   /** First task id of rows the memory scenario inserts itself (far above any snowflake id ax makes). */
   static final long STORED_ID_BASE = 8_000_000_000_000_000_000L;
@@ -51,6 +51,9 @@ public final class Bench {
                  --rate 500 --seconds 30 --warmup-s 45 --delay-s 3600
         memory   `stored` far-future rows + `near` rows in the load window; heap and RSS of the node
                  --stored 1000000 --near 100000 --near-from-s 15 --near-to-s 50 --depth-timeout-s 60 [--fire]
+        executors  N processor tasks due at one instant, run by executor processes over the bridge
+                 (noop); drain time, executions/s, claim→ack overhead per task; each must run once
+                 --n 50000 --executors 2 --warmup-bursts 2 --warmup-n 20000 --lead-s 90 --drain-timeout-s 120
         smoke    burst N=300 (due +8 s), then spread N=300 over 5 s (from +6 s); fails on anything
                  missing, duplicated or early
                  --n 300
@@ -106,6 +109,14 @@ public final class Bench {
       defaultHeap = "256m";
       o.defaultEnv("AX_LOAD_WINDOW_MS", "60000");
     }
+    String jwtSecret = Signer.newNonce() + Signer.newNonce() + Signer.newNonce();
+    int bridgePort = ServerProcess.freePort();
+    if (scenario.equals("executors")) {
+      defaultHeap = "1g";
+      o.defaultEnv("AX_EXECUTOR_JWT_SECRET", jwtSecret);
+      o.defaultEnv("AX_BRIDGE_PORT", Integer.toString(bridgePort));
+      o.defaultEnv("AX_BRIDGE_HOST", "127.0.0.1");
+    }
     long t0 = System.currentTimeMillis();
     try (Harness h = Harness.start(scenario, o, report, benchDir, defaultHeap)) {
       switch (scenario) {
@@ -118,6 +129,11 @@ public final class Bench {
         case "submit" -> submit(h);
         case "memory" -> memory(h);
         case "smoke" -> smoke(h);
+        case "executors" -> new ExecutorBurst(h, o.has("jar") ? Path.of(o.string("jar", null)).toAbsolutePath()
+            : benchDir.resolve("../target/ax.jar").normalize(), jwtSecret, bridgePort)
+            .run(o.intValue("executors", 2), o.intValue("n", 50_000), o.intValue("warmup-bursts", 2),
+                o.intValue("warmup-n", 20_000), o.longValue("lead-s", 90) * 1000,
+                o.longValue("drain-timeout-s", 120) * 1000);
         default -> throw new IllegalStateException(scenario);
       }
       h.checkServerAlive();

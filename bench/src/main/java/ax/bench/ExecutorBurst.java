@@ -1,0 +1,230 @@
+package ax.bench;
+
+import io.vertx.core.Future;
+import io.vertx.core.buffer.Buffer;
+import io.vertx.core.json.JsonArray;
+import io.vertx.core.json.JsonObject;
+import io.vertx.core.http.PoolOptions;
+import io.vertx.ext.web.client.HttpResponse;
+import io.vertx.ext.web.client.WebClient;
+import io.vertx.ext.web.client.WebClientOptions;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * The {@code executors} scenario (issue 4's performance targets): N processor tasks due at one instant,
+ * executed by two executor processes (the SDK's demo command with the {@code noop} processor) connected
+ * over the bridge. Measures drain time and executions/s from the due instant to the last SUCCESS row, and
+ * the per-task dispatch overhead from the scheduler's own meter (claim → DISPATCHING write → push → ack,
+ * per batch, divided by the batch size). Every task must run exactly once: the executors' record files
+ * are compared.
+ */
+final class ExecutorBurst {
+  private final Harness h;
+  private final Path jar;
+  private final String jwtSecret;
+  private final int bridgePort;
+  private final WebClient client;
+
+  ExecutorBurst(Harness h, Path jar, String jwtSecret, int bridgePort) {
+    this.h = h;
+    this.jar = jar;
+    this.jwtSecret = jwtSecret;
+    this.bridgePort = bridgePort;
+    this.client = WebClient.create(h.vertx, new WebClientOptions().setDefaultHost("127.0.0.1")
+            .setDefaultPort(h.server.httpPort()).setKeepAlive(true).setIdleTimeout(0),
+        new PoolOptions().setHttp1MaxSize(4));
+  }
+
+  /** One executor process; its record file names every task it ran. */
+  private record Executor(String id, Process process, Path record, Path log) {
+  }
+
+  void run(int executors, int n, int warmups, int warmupN, long leadMs, long drainTimeoutMs) throws Exception {
+    List<Executor> started = new ArrayList<>();
+    try {
+      for (int i = 1; i <= executors; i++) {
+        started.add(startExecutor("bench-ex-" + i));
+      }
+      h.report.setup("executors", executors + " × `java -Xmx256m -jar ax.jar executor --processors noop` "
+          + "(default pools 8/16/8 threads, buffer 256), connected to the bridge on port " + bridgePort);
+      for (int w = 1; w <= warmups; w++) {
+        h.report.section("executors: warm-up " + w + " (" + warmupN + " tasks, not the measurement)");
+        burst("warmup" + w, warmupN, leadMs, drainTimeoutMs, started, false);
+      }
+      h.report.section("executors: burst of " + n + " processor tasks due at one instant");
+      burst("measured", n, leadMs, drainTimeoutMs, started, true);
+    } finally {
+      for (Executor e : started) {
+        e.process().destroy();
+        if (!e.process().waitFor(15, TimeUnit.SECONDS)) {
+          e.process().destroyForcibly();
+        }
+      }
+      client.close();
+    }
+  }
+
+  private Executor startExecutor(String id) throws Exception {
+    String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
+    ProcessBuilder tokenPb = new ProcessBuilder(java, "-jar", jar.toString(), "executor-token", "--executor-id", id);
+    tokenPb.environment().put("AX_EXECUTOR_JWT_SECRET", jwtSecret);
+    Process tp = tokenPb.start();
+    String out = new String(tp.getInputStream().readAllBytes()).trim();
+    if (tp.waitFor() != 0) {
+      throw new IllegalStateException("executor-token failed: " + new String(tp.getErrorStream().readAllBytes()));
+    }
+    String[] lines = out.split("\n");
+    String token = lines[lines.length - 1].trim();
+    Path record = Files.createTempFile("ax-bench-" + id, ".rec");
+    Path log = Files.createTempFile("ax-bench-" + id, ".log");
+    ProcessBuilder pb = new ProcessBuilder(java, "-Xmx256m", "-jar", jar.toString(), "executor",
+        "--servers", "127.0.0.1:" + bridgePort, "--token", token, "--processors", "noop", "--executor-id", id,
+        "--record", record.toString());
+    pb.environment().keySet().removeIf(k -> k.startsWith("AX_"));
+    pb.redirectErrorStream(true).redirectOutput(log.toFile());
+    Executor e = new Executor(id, pb.start(), record, log);
+    long deadline = System.currentTimeMillis() + 60_000;
+    while (!Files.readString(log).contains("registered")) {
+      if (!e.process().isAlive() || System.currentTimeMillis() > deadline) {
+        throw new IllegalStateException("executor " + id + " did not register:\n" + Files.readString(log));
+      }
+      Thread.sleep(100);
+    }
+    return e;
+  }
+
+  private void burst(String label, int n, long leadMs, long drainTimeoutMs, List<Executor> executors,
+                     boolean measured) throws Exception {
+    String type = "bench.exec." + label;
+    long due = System.currentTimeMillis() + leadMs;
+    long submitStart = System.currentTimeMillis();
+    List<String> ids = submit(type, n, due);
+    long submitMs = System.currentTimeMillis() - submitStart;
+    if (System.currentTimeMillis() >= due) {
+      h.report.fail(label + ": submitting took " + submitMs + " ms, past the due instant; raise --lead-s");
+      return;
+    }
+    String before = h.server.get("/metrics");
+    Thread.sleep(Math.max(0, due - System.currentTimeMillis()));
+    long doneAt = -1;
+    long deadline = due + drainTimeoutMs;
+    int done = 0;
+    try (Connection c = h.db.connect();
+         PreparedStatement q = c.prepareStatement("SELECT count(*) FROM tasks WHERE task_type = ? AND status = 'SUCCESS'")) {
+      q.setString(1, type);
+      while (System.currentTimeMillis() < deadline) {
+        try (ResultSet rs = q.executeQuery()) {
+          rs.next();
+          done = rs.getInt(1);
+        }
+        if (done == n) {
+          doneAt = System.currentTimeMillis();
+          break;
+        }
+        Thread.sleep(20);
+      }
+    }
+    String after = h.server.get("/metrics");
+    if (doneAt < 0) {
+      h.report.fail(label + ": only " + done + " of " + n + " tasks SUCCESS after " + drainTimeoutMs + " ms");
+      return;
+    }
+    double drainS = (doneAt - due) / 1000.0;
+    double batches = delta(before, after, "ax_executor_dispatch_latency_seconds_count");
+    double batchSeconds = delta(before, after, "ax_executor_dispatch_latency_seconds_sum");
+    double dispatched = delta(before, after, "ax_executor_dispatch_batch_size_sum");
+    int duplicates = duplicates(executors, ids);
+    h.report.result("tasks", n);
+    h.report.result("submitted in", submitMs + " ms (batch endpoint, 1000 per request)");
+    h.report.result("drain (due → last SUCCESS row, polled every 20 ms)", Report.fmt(drainS, 2) + " s");
+    h.report.result("executions/s", Report.fmt(n / drainS, 0));
+    h.report.result("dispatch batches", Report.fmt(batches, 0) + " (mean " + Report.fmt(dispatched / batches, 1)
+        + " tasks)");
+    h.report.result("claim→ack per batch, mean", Report.fmt(batchSeconds / batches * 1000, 1) + " ms");
+    h.report.result("claim→ack per task, amortised over its batch", Report.fmt(batchSeconds / dispatched * 1000, 3)
+        + " ms");
+    h.report.result("tasks run more than once (executors' record files)", duplicates);
+    if (duplicates > 0) {
+      h.report.fail(label + ": " + duplicates + " tasks ran more than once");
+    }
+    if (measured) {
+      System.out.printf("executors: %d tasks drained in %.2f s (%.0f/s); claim→ack %.3f ms per task amortised%n",
+          n, drainS, n / drainS, batchSeconds / dispatched * 1000);
+    }
+  }
+
+  /** A meter's growth between two scrapes; a meter not registered yet counts as 0. */
+  private static double delta(String before, String after, String metric) {
+    double a = ServerProcess.metric(after, metric);
+    double b = ServerProcess.metric(before, metric);
+    return (Double.isNaN(a) ? 0 : a) - (Double.isNaN(b) ? 0 : b);
+  }
+
+  private int duplicates(List<Executor> executors, List<String> ids) throws IOException {
+    Map<String, Integer> runs = new HashMap<>();
+    for (Executor e : executors) {
+      for (String line : Files.readAllLines(e.record())) {
+        if (!line.isBlank()) {
+          runs.merge(line.trim().split("\\s+")[0], 1, Integer::sum);
+        }
+      }
+    }
+    int twice = 0;
+    for (String id : ids) {
+      twice += runs.getOrDefault(id, 0) > 1 ? 1 : 0;
+    }
+    return twice;
+  }
+
+  /** Submits through the batch endpoint, 1000 per request, 4 requests in flight. */
+  private List<String> submit(String type, int n, long due) throws Exception {
+    List<Future<HttpResponse<Buffer>>> pending = new ArrayList<>();
+    List<String> ids = new ArrayList<>(n);
+    for (int i = 0; i < n; i += 1000) {
+      JsonArray tasks = new JsonArray();
+      for (int j = i; j < Math.min(n, i + 1000); j++) {
+        tasks.add(new JsonObject().put("task_type", type).put("processor", "noop").put("timeout_ms", 30_000)
+            .put("trigger_time", Api.rfc3339(due)));
+      }
+      Buffer body = new JsonObject().put("tasks", tasks).toBuffer();
+      Signer.Signed s = h.signer.sign("POST", Api.TASKS + "/batch", "", body.getBytes());
+      pending.add(client.post(Api.TASKS + "/batch").putHeader("Content-Type", "application/json")
+          .putHeader("X-Ax-Key", s.key()).putHeader("X-Ax-Timestamp", s.timestamp())
+          .putHeader("X-Ax-Nonce", s.nonce()).putHeader("X-Ax-Signature", s.signature())
+          .timeout(120_000).sendBuffer(body));
+      if (pending.size() == 4) {
+        collect(pending, ids);
+      }
+    }
+    collect(pending, ids);
+    return ids;
+  }
+
+  private static void collect(List<Future<HttpResponse<Buffer>>> pending, List<String> ids) throws Exception {
+    for (Future<HttpResponse<Buffer>> f : pending) {
+      HttpResponse<Buffer> r = f.toCompletionStage().toCompletableFuture().get(180, TimeUnit.SECONDS);
+      if (r.statusCode() != 200) {
+        throw new IllegalStateException("batch submit answered " + r.statusCode() + ": " + r.bodyAsString());
+      }
+      for (Object o : r.bodyAsJsonObject().getJsonArray("results")) {
+        JsonObject item = (JsonObject) o;
+        if (item.getInteger("status_code") != 201) {
+          throw new IllegalStateException("a task was refused: " + item.encode());
+        }
+        ids.add(item.getString("task_id"));
+      }
+    }
+    pending.clear();
+  }
+}
