@@ -1,12 +1,15 @@
 package ax.bridge;
 
+import com.fasterxml.jackson.core.JsonFactory;
+import com.fasterxml.jackson.core.JsonParser;
+import com.fasterxml.jackson.core.JsonToken;
 import io.vertx.core.buffer.Buffer;
-import io.vertx.core.json.DecodeException;
 import io.vertx.core.json.JsonObject;
 import io.vertx.core.net.NetClient;
 import io.vertx.core.net.NetSocket;
 import io.vertx.core.parsetools.RecordParser;
 
+import java.io.IOException;
 import java.util.ArrayDeque;
 import java.util.Set;
 import java.util.logging.Logger;
@@ -23,6 +26,7 @@ public final class FrameGate {
   private static final Set<String> FRAME_TYPES = Set.of("ping", "register", "unregister", "send", "publish");
   /** Frames held while the upstream connection is being opened; a client that floods before that is cut. */
   private static final int MAX_EARLY_FRAMES = 64;
+  private static final JsonFactory JSON = new JsonFactory();
 
   private final NetClient upstreamClient;
   private final String upstreamHost;
@@ -165,24 +169,39 @@ public final class FrameGate {
     }
   }
 
-  /** Null when the frame may pass, else the error message for the client. */
+  /**
+   * Null when the frame may pass, else the error message for the client. Streams over the tokens
+   * instead of building the object: result frames are large and the bridge parses them again anyway,
+   * so only the top-level {@code type} and {@code headers} are looked at (the tokenizer still rejects
+   * malformed JSON anywhere in the frame).
+   */
   static String check(Buffer body) {
-    Object parsed;
-    try {
-      parsed = new JsonObject(body);
-    } catch (DecodeException | ClassCastException e) {
+    String type = null;
+    boolean headersOk = true;
+    try (JsonParser p = JSON.createParser(body.getBytes())) {
+      if (p.nextToken() != JsonToken.START_OBJECT) {
+        return "invalid_json";
+      }
+      while (p.nextToken() == JsonToken.FIELD_NAME) {
+        String field = p.currentName();
+        JsonToken value = p.nextToken();
+        if ("type".equals(field)) {
+          type = value == JsonToken.VALUE_STRING ? p.getText() : "";
+        } else if ("headers".equals(field)) {
+          headersOk = value == JsonToken.START_OBJECT || value == JsonToken.VALUE_NULL;
+        }
+        p.skipChildren();
+      }
+      if (p.currentToken() != JsonToken.END_OBJECT || p.nextToken() != null) {
+        return "invalid_json";
+      }
+    } catch (IOException e) {
       return "invalid_json";
     }
-    JsonObject o = (JsonObject) parsed;
-    Object type = o.getValue("type");
-    if (!(type instanceof String t) || !FRAME_TYPES.contains(t)) {
+    if (type == null || !FRAME_TYPES.contains(type)) {
       return "unknown_type";
     }
-    Object headers = o.getValue("headers");
-    if (headers != null && !(headers instanceof JsonObject)) {
-      return "invalid_headers";
-    }
-    return null;
+    return headersOk ? null : "invalid_headers";
   }
 
   /** Encodes one frame: 4-byte big-endian length, then UTF-8 JSON. */

@@ -23,6 +23,16 @@ class FrameGateTest {
     assertEquals("invalid_json", FrameGate.check(Buffer.buffer("[1,2]")));
     assertEquals("invalid_json", FrameGate.check(Buffer.buffer("{\"type\":")));
     assertEquals("invalid_headers", FrameGate.check(Buffer.buffer("{\"type\":\"send\",\"headers\":[1]}")));
+    assertEquals("invalid_json", FrameGate.check(Buffer.buffer("{\"type\":\"ping\"} trailing")));
+    assertEquals("invalid_json", FrameGate.check(Buffer.buffer("{\"type\":\"send\",\"body\":{\"a\":[1,}}")),
+        "malformed deep inside the body is still caught");
+    assertEquals("unknown_type", FrameGate.check(Buffer.buffer("{\"type\":{\"nested\":\"send\"}}")));
+  }
+
+  @Test
+  void looksOnlyAtTheTopLevelFields() {
+    assertNull(FrameGate.check(Buffer.buffer(
+        "{\"body\":{\"type\":\"bogus\",\"deep\":[1,2,{\"a\":\"b\"}]},\"type\":\"send\",\"headers\":{}}")));
   }
 
   @Test
