@@ -147,6 +147,17 @@ public final class ExecutorRegistry {
     return out;
   }
 
+  /** Processors served by sessions that take work now. */
+  public Set<String> servedProcessors() {
+    Set<String> out = new HashSet<>();
+    for (ExecutorSession s : sessions.values()) {
+      if (s.takesWork()) {
+        out.addAll(s.processors());
+      }
+    }
+    return out;
+  }
+
   public Collection<ExecutorSession> sessions() {
     return sessions.values();
   }

@@ -163,7 +163,7 @@ public final class ExecutionStore {
       SELECT task_id, task_type, processor, priority, trigger_time, timeout_ms, payload::text AS payload,
              retry_count, max_retry, shard_total, shard_index
         FROM tasks
-       WHERE status = 'READY' AND processor IS NOT NULL AND (shard_total = 1 OR parent_id IS NOT NULL)
+       WHERE status = 'READY' AND processor = ANY($2) AND (shard_total = 1 OR parent_id IS NOT NULL)
        ORDER BY priority DESC, trigger_time, task_id
        LIMIT $1""";
 
@@ -288,8 +288,9 @@ public final class ExecutionStore {
     return pool.preparedQuery(HELD_BY).execute(Tuple.of(executorId, limit)).map(ExecutionStore::held);
   }
 
-  public Future<List<ReadyTask>> loadReady(int limit) {
-    return pool.preparedQuery(LOAD_READY).execute(Tuple.of(limit)).map(rows -> {
+  /** READY tasks of the given processors, highest priority and oldest first. */
+  public Future<List<ReadyTask>> loadReady(int limit, java.util.Collection<String> processors) {
+    return pool.preparedQuery(LOAD_READY).execute(Tuple.of(limit, (Object) processors.toArray(new String[0]))).map(rows -> {
       List<ReadyTask> out = new ArrayList<>(rows.rowCount());
       for (Row r : rows) {
         out.add(new ReadyTask(r.getLong("task_id"), r.getString("task_type"), r.getString("processor"),

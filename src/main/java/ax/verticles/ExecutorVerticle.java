@@ -560,9 +560,17 @@ public final class ExecutorVerticle extends VerticleBase {
     if (!leading() || toppingUp || ready.freeCapacity() == 0) {
       return;
     }
+    // Only for processors some executor serves right now, and only when none of the queued tasks can
+    // be dispatched: while they can, they go first anyway, and re-reading READY rows that are already
+    // queued cost PostgreSQL thousands of rows a second during a burst (JFR).
+    Set<String> served = registry.servedProcessors();
+    if (served.isEmpty() || ready.processorsWaiting().stream().anyMatch(p -> registry.candidates(p).stream()
+        .anyMatch(ax.fleet.ExecutorView::available))) {
+      return;
+    }
     toppingUp = true;
     long epoch = term.epoch();
-    store.loadReady(Math.min(TOP_UP_BATCH, ready.freeCapacity())).onComplete(ar -> {
+    store.loadReady(Math.min(TOP_UP_BATCH, ready.freeCapacity()), served).onComplete(ar -> {
       toppingUp = false;
       if (!leading() || term.epoch() != epoch) {
         return;

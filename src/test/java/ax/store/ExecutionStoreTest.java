@@ -122,7 +122,9 @@ class ExecutionStoreTest {
     Dispatched d = store.dispatch(new long[] {t.taskId()}, "ex-1", 2_000, fence).await().get(0);
     assertEquals(List.of(t.taskId()), store.release(List.of(d), "ex-1", fence).await());
     assertEquals(TaskStatus.READY, status(t));
-    assertEquals(List.of(t.taskId()), store.loadReady(10).await().stream().map(r -> r.taskId()).toList());
+    assertEquals(List.of(t.taskId()), store.loadReady(10, List.of("reports")).await().stream()
+        .map(r -> r.taskId()).toList());
+    assertTrue(store.loadReady(10, List.of("other")).await().isEmpty(), "only processors someone serves");
     Dispatched again = store.dispatch(new long[] {t.taskId()}, "ex-2", 2_000, fence).await().get(0);
     assertEquals(d.attempt() + 1, again.attempt(), "every hand-over is a new attempt");
   }
