@@ -53,7 +53,8 @@ public final class Bench {
                  --stored 1000000 --near 100000 --near-from-s 15 --near-to-s 50 --depth-timeout-s 60 [--fire]
         executors  N processor tasks due at one instant, run by executor processes over the bridge
                  (noop); drain time, executions/s, claim→ack overhead per task; each must run once
-                 --n 50000 --executors 2 --warmup-bursts 2 --warmup-n 20000 --lead-s 90 --drain-timeout-s 120
+                 --n 50000 --executors 2 --buffer 256 --warmup-bursts 2 --warmup-n 20000 --lead-s 90
+                 --drain-timeout-s 120
         smoke    burst N=300 (due +8 s), then spread N=300 over 5 s (from +6 s); fails on anything
                  missing, duplicated or early
                  --n 300
@@ -130,7 +131,7 @@ public final class Bench {
         case "memory" -> memory(h);
         case "smoke" -> smoke(h);
         case "executors" -> new ExecutorBurst(h, o.has("jar") ? Path.of(o.string("jar", null)).toAbsolutePath()
-            : benchDir.resolve("../target/ax.jar").normalize(), jwtSecret, bridgePort)
+            : benchDir.resolve("../target/ax.jar").normalize(), jwtSecret, bridgePort, o.intValue("buffer", 256))
             .run(o.intValue("executors", 2), o.intValue("n", 50_000), o.intValue("warmup-bursts", 2),
                 o.intValue("warmup-n", 20_000), o.longValue("lead-s", 90) * 1000,
                 o.longValue("drain-timeout-s", 120) * 1000);

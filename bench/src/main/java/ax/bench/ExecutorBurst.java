@@ -35,8 +35,15 @@ final class ExecutorBurst {
   private final String jwtSecret;
   private final int bridgePort;
   private final WebClient client;
+  /**
+   * The executors' bounded buffer (the SDK's default is 256). Throughput is at most
+   * (threads + buffer) × executors per hand-over cycle (dispatch write, push, ack, run, result batch,
+   * result write), so it is a knob worth trying with {@code --buffer}.
+   */
+  private final int buffer;
 
-  ExecutorBurst(Harness h, Path jar, String jwtSecret, int bridgePort) {
+  ExecutorBurst(Harness h, Path jar, String jwtSecret, int bridgePort, int buffer) {
+    this.buffer = buffer;
     this.h = h;
     this.jar = jar;
     this.jwtSecret = jwtSecret;
@@ -57,7 +64,7 @@ final class ExecutorBurst {
         started.add(startExecutor("bench-ex-" + i));
       }
       h.report.setup("executors", executors + " × `java -Xmx256m -jar ax.jar executor --processors noop` "
-          + "(default pools 8/16/8 threads, buffer 256), connected to the bridge on port " + bridgePort);
+          + "(default pools 8/16/8 threads, --buffer " + buffer + "), connected to the bridge on port " + bridgePort);
       for (int w = 1; w <= warmups; w++) {
         h.report.section("executors: warm-up " + w + " (" + warmupN + " tasks, not the measurement)");
         burst("warmup" + w, warmupN, leadMs, drainTimeoutMs, started, false);
@@ -90,7 +97,7 @@ final class ExecutorBurst {
     Path log = Files.createTempFile("ax-bench-" + id, ".log");
     ProcessBuilder pb = new ProcessBuilder(java, "-Xmx256m", "-jar", jar.toString(), "executor",
         "--servers", "127.0.0.1:" + bridgePort, "--token", token, "--processors", "noop", "--executor-id", id,
-        "--record", record.toString());
+        "--record", record.toString(), "--buffer", Integer.toString(buffer));
     pb.environment().keySet().removeIf(k -> k.startsWith("AX_"));
     pb.redirectErrorStream(true).redirectOutput(log.toFile());
     Executor e = new Executor(id, pb.start(), record, log);
