@@ -22,6 +22,7 @@ public final class CompletionWriter {
   private static final Logger LOG = Logger.getLogger(CompletionWriter.class.getName());
   private static final int MAX_CONCURRENT_FLUSHES = 2;
   private static final long RETRY_DELAY_MS = 1_000;
+  private static final long HOLD_RETRY_MS = 200;
 
   private final Vertx vertx;
   private final ScheduleStore store;
@@ -35,15 +36,46 @@ public final class CompletionWriter {
   private List<Completion> pending = new ArrayList<>();
   private long lingerTimer = -1;
   private int flushing;
+  private long heldSinceNanos = -1;
+  private final long holdLimitMs;
 
   public CompletionWriter(Vertx vertx, ScheduleStore store, int batchSize, long lingerMs, Supplier<Fence> fence,
-                          BiConsumer<List<Applied>, Integer> onApplied) {
+                          long holdLimitMs, BiConsumer<List<Applied>, Integer> onApplied) {
+    this.holdLimitMs = holdLimitMs;
     this.fence = fence;
     this.vertx = vertx;
     this.store = store;
     this.batchSize = batchSize;
     this.lingerMs = lingerMs;
     this.onApplied = onApplied;
+  }
+
+  /**
+   * This node is not leading right now (e.g. a renewal came too late under load and it stepped down):
+   * the outcomes would be refused by the lease fence and their tasks re-run by recovery. They are held
+   * and written if this node leads again soon — still fenced by attempt, so a task another leader has
+   * re-dispatched meanwhile refuses them. Held longer than {@code holdLimitMs}, they are dropped: another
+   * leader's recovery has taken over those tasks.
+   */
+  private void holdWhileStandby() {
+    long now = System.nanoTime();
+    if (heldSinceNanos < 0) {
+      heldSinceNanos = now;
+    }
+    if (now - heldSinceNanos > holdLimitMs * 1_000_000L) {
+      LOG.warning("dropping " + pending.size() + " outcomes held while not leading; the leader's recovery "
+          + "retries their tasks");
+      onApplied.accept(List.of(), pending.size());
+      pending = new ArrayList<>();
+      heldSinceNanos = -1;
+      return;
+    }
+    if (lingerTimer < 0) {
+      lingerTimer = vertx.setTimer(HOLD_RETRY_MS, id -> {
+        lingerTimer = -1;
+        flush();
+      });
+    }
   }
 
   public void add(Completion c) {
@@ -62,6 +94,11 @@ public final class CompletionWriter {
     if (pending.isEmpty() || flushing >= MAX_CONCURRENT_FLUSHES) {
       return;
     }
+    if (fence.get().epoch() == 0) {
+      holdWhileStandby();
+      return;
+    }
+    heldSinceNanos = -1;
     List<Completion> batch = pending.size() <= batchSize ? pending : new ArrayList<>(pending.subList(0, batchSize));
     pending = pending.size() <= batchSize ? new ArrayList<>() : new ArrayList<>(pending.subList(batchSize, pending.size()));
     flushing++;

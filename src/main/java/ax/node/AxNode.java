@@ -188,7 +188,8 @@ public final class AxNode {
         // One dispatcher per core: due batches are spread over them (event-bus round robin), so claims,
         // HTTP calls and outcome writes of a burst run on every event loop instead of one.
         .compose(id -> vertx.deployVerticle(() -> new DispatchVerticle(scheduleStore, clock, invoker, keys, outcomes,
-            metrics, config.nodeId(), tuning.claimBatch()), new DeploymentOptions().setInstances(CORES)))
+            metrics, config.nodeId(), tuning.claimBatch(), config.leaseTtlMs()),
+            new DeploymentOptions().setInstances(CORES)))
         .compose(id -> vertx.deployVerticle(new RecoveryScanVerticle(scheduleStore, clock, outcomes, tuning, metrics)))
         .compose(id -> vertx.deployVerticle(new ExecutorVerticle(new ExecutionStore(pool), outcomes, clock, metrics,
             config.nodeId(), config.executors().heartbeatMs(), tuning.ackTimeoutMs(), config.executors().readyQueueCap(),

@@ -215,28 +215,7 @@ public final class ExecutionStore {
   }
 
   public Future<List<Settled>> complete(List<Completion> batch, String executorId, Fence fence) {
-    int n = batch.size();
-    Long[] ids = new Long[n];
-    Integer[] attempts = new Integer[n];
-    String[] statuses = new String[n];
-    String[] results = new String[n];
-    String[] errors = new String[n];
-    Integer[] retryCounts = new Integer[n];
-    Long[] nextTriggers = new Long[n];
-    String[] outcomes = new String[n];
-    for (int i = 0; i < n; i++) {
-      Completion c = batch.get(i);
-      ids[i] = c.taskId();
-      attempts[i] = c.attempt();
-      statuses[i] = c.status().name();
-      results[i] = c.resultJson();
-      errors[i] = c.error();
-      retryCounts[i] = c.retryCount();
-      nextTriggers[i] = c.nextTriggerMs();
-      outcomes[i] = c.outcome();
-    }
-    Tuple p = fenced(fence).addValue(ids).addValue(attempts).addValue(statuses).addValue(results).addValue(errors)
-        .addValue(retryCounts).addValue(nextTriggers).addValue(outcomes).addValue(executorId);
+    Tuple p = CompletionColumns.appendTo(fenced(fence), batch).addValue(executorId);
     return pool.preparedQuery(COMPLETE).execute(p).map(rows -> {
       List<Settled> out = new ArrayList<>(rows.rowCount());
       for (Row r : rows) {

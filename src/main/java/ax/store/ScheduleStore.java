@@ -195,27 +195,7 @@ public final class ScheduleStore {
   }
 
   public Future<List<Applied>> completeRunning(List<Completion> batch, Fence fence) {
-    int n = batch.size();
-    Long[] ids = new Long[n];
-    Integer[] attempts = new Integer[n];
-    String[] statuses = new String[n];
-    String[] results = new String[n];
-    String[] errors = new String[n];
-    Integer[] retryCounts = new Integer[n];
-    Long[] nextTriggers = new Long[n];
-    String[] outcomes = new String[n];
-    for (int i = 0; i < n; i++) {
-      Completion c = batch.get(i);
-      ids[i] = c.taskId();
-      attempts[i] = c.attempt();
-      statuses[i] = c.status().name();
-      results[i] = c.resultJson();
-      errors[i] = c.error();
-      retryCounts[i] = c.retryCount();
-      nextTriggers[i] = c.nextTriggerMs();
-      outcomes[i] = c.outcome();
-    }
-    Tuple params = Tuple.of(ids, attempts, statuses, results, errors, retryCounts, nextTriggers, outcomes)
+    Tuple params = CompletionColumns.appendTo(Tuple.tuple(), batch)
         .addValue(fence.leaseName()).addValue(fence.holder()).addValue(fence.epoch());
     return pool.preparedQuery(COMPLETE_RUNNING).execute(params).map(rows -> {
       List<Applied> out = new ArrayList<>(rows.rowCount());

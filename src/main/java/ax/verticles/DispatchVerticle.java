@@ -53,6 +53,7 @@ public final class DispatchVerticle extends VerticleBase {
   private final AxMetrics metrics;
   private final String nodeId;
   private final int batchSize;
+  private final long leaseTtlMs;
 
   private final ArrayDeque<List<ScheduledTask>> queue = new ArrayDeque<>();
   private LeaderTerm term;
@@ -60,7 +61,8 @@ public final class DispatchVerticle extends VerticleBase {
   private CompletionWriter writer;
 
   public DispatchVerticle(ScheduleStore store, DbClock clock, HttpTargetInvoker invoker, ApiKeyCache keys,
-                          OutcomePolicy outcomes, AxMetrics metrics, String nodeId, int batchSize) {
+                          OutcomePolicy outcomes, AxMetrics metrics, String nodeId, int batchSize, long leaseTtlMs) {
+    this.leaseTtlMs = leaseTtlMs;
     this.store = store;
     this.clock = clock;
     this.invoker = invoker;
@@ -73,7 +75,8 @@ public final class DispatchVerticle extends VerticleBase {
 
   @Override
   public Future<?> start() {
-    writer = new CompletionWriter(vertx, store, batchSize, COMPLETION_LINGER_MS, this::fence, this::onApplied);
+    writer = new CompletionWriter(vertx, store, batchSize, COMPLETION_LINGER_MS, this::fence, 2 * leaseTtlMs,
+        this::onApplied);
     var bus = vertx.eventBus();
     bus.<LeaderTerm>localConsumer(Addresses.LEADER_CHANGED, msg -> {
       term = msg.body();
@@ -115,7 +118,8 @@ public final class DispatchVerticle extends VerticleBase {
   }
 
   private Fence fence() {
-    return new Fence(LeaderVerticle.LEASE_NAME, term.holder(), term.epoch(), nodeId);
+    return term == null ? new Fence(LeaderVerticle.LEASE_NAME, "", 0, nodeId)
+        : new Fence(LeaderVerticle.LEASE_NAME, term.holder(), term.epoch(), nodeId);
   }
 
   private void onClaimed(long[] ids, Claimed claimed, long claimNanos) {

@@ -22,10 +22,16 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 class ClusterFailoverIT {
   private static final long TTL_MS = 3_000;
 
+  /**
+   * timeout_ms 20 s: a task handed out by the killed leader is rescued only after ack timeout +
+   * timeout_ms. Before that the executor's result — held by the SDK until a leader answers — must reach
+   * the new leader (takeover ~TTL, plus the SDK's 10 s request timeout towards the dead node). A task
+   * whose result cannot reach any leader within its timeout_ms is the documented at-least-once window.
+   */
   private static List<JsonObject> noops(int n, long dueAtMs) {
     List<JsonObject> out = new ArrayList<>();
     for (int i = 0; i < n; i++) {
-      out.add(new JsonObject().put("task_type", "it.failover").put("processor", "noop").put("timeout_ms", 5_000)
+      out.add(new JsonObject().put("task_type", "it.failover").put("processor", "noop").put("timeout_ms", 20_000)
           .put("trigger_time", Instant.ofEpochMilli(dueAtMs).toString()).put("payload", new JsonObject().put("i", i)));
     }
     return out;
