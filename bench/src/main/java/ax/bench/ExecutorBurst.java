@@ -124,6 +124,7 @@ final class ExecutorBurst {
     }
     String before = h.server.get("/metrics");
     Thread.sleep(Math.max(0, due - System.currentTimeMillis()));
+    double[] cpuBefore = cpu(executors);
     long doneAt = -1;
     long deadline = due + drainTimeoutMs;
     int done = 0;
@@ -143,6 +144,7 @@ final class ExecutorBurst {
       }
     }
     String after = h.server.get("/metrics");
+    double[] cpuAfter = cpu(executors);
     if (doneAt < 0) {
       h.report.fail(label + ": only " + done + " of " + n + " tasks SUCCESS after " + drainTimeoutMs + " ms");
       return;
@@ -162,6 +164,10 @@ final class ExecutorBurst {
     h.report.result("claim→ack per task, amortised over its batch", Report.fmt(batchSeconds / dispatched * 1000, 3)
         + " ms");
     h.report.result("tasks run more than once (executors' record files)", duplicates);
+    double wall = (doneAt - due) / 1000.0;
+    h.report.result("CPU during the drain (s of CPU / s of wall: scheduler, executors, PostgreSQL)",
+        Report.fmt((cpuAfter[0] - cpuBefore[0]) / wall, 2) + " / " + Report.fmt((cpuAfter[1] - cpuBefore[1]) / wall, 2)
+            + " / " + Report.fmt((cpuAfter[2] - cpuBefore[2]) / wall, 2) + " of 2 cores");
     if (duplicates > 0) {
       h.report.fail(label + ": " + duplicates + " tasks ran more than once");
     }
@@ -169,6 +175,15 @@ final class ExecutorBurst {
       System.out.printf("executors: %d tasks drained in %.2f s (%.0f/s); claim→ack %.3f ms per task amortised%n",
           n, drainS, n / drainS, batchSeconds / dispatched * 1000);
     }
+  }
+
+  /** CPU seconds so far of the scheduler, all executors together, and all PostgreSQL processes. */
+  private double[] cpu(List<Executor> executors) {
+    double ex = 0;
+    for (Executor e : executors) {
+      ex += ProcCpu.ofPid(e.process().pid());
+    }
+    return new double[] {h.server.cpuSeconds(), ex, ProcCpu.ofCommand("postgres")};
   }
 
   /** A meter's growth between two scrapes; a meter not registered yet counts as 0. */
