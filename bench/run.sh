@@ -2,7 +2,9 @@
 # Builds what is missing and runs ax-bench scenarios one after another.
 #   bench/run.sh                      spread burst submit memory (the defaults)
 #   bench/run.sh burst submit         just these
-#   bench/run.sh --smoke              the one-minute correctness check
+#   bench/run.sh --smoke              the one-minute correctness check (ax, then a few hundred tasks per peer)
+#   bench/run.sh compare              ax vs db-scheduler vs Quartz + pgbench -> results/<date>/compare.md + PNGs
+#   bench/run.sh executors            50 000 processor tasks through 2 executor processes over the bridge
 #   bench/run.sh spread -- --n 5000   flags after `--` go to every scenario
 # Results: bench/results/<yyyy-MM-dd>/report.md (UTC date), server logs in bench/results/<scenario>-server.log
 set -euo pipefail
@@ -15,7 +17,7 @@ while [[ $# -gt 0 ]]; do
   case "$1" in
     --smoke) scenarios+=(smoke); shift ;;
     --) shift; flags=("$@"); break ;;
-    -h|--help) sed -n '2,8p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,10p' "$0"; exit 0 ;;
     *) scenarios+=("$1"); shift ;;
   esac
 done
@@ -33,10 +35,10 @@ mvn -B -q -f pom.xml package
 status=0
 for s in "${scenarios[@]}"; do
   echo "run.sh: === $s ===" >&2
-  if ! java -jar target/ax-bench.jar "$s" ${flags[@]+"${flags[@]}"}; then
+  if ! java -Djava.awt.headless=true -jar target/ax-bench.jar "$s" ${flags[@]+"${flags[@]}"}; then
     echo "run.sh: scenario $s FAILED" >&2
     status=1
   fi
 done
-echo "run.sh: report in $(pwd)/results/$(date -u +%F)/report.md" >&2
+echo "run.sh: reports in $(pwd)/results/$(date -u +%F)/ (report.md; compare.md for compare)" >&2
 exit $status

@@ -93,23 +93,27 @@ class ExecutorIT {
   @Test
   void anExecutorKilledMidTaskIsDeclaredOfflineAndItsTaskSucceedsOnceElsewhere() throws Exception {
     try (TestPostgres pg = TestPostgres.create(); AxCluster ax = AxCluster.start(pg, 1, Map.of());
-         ExecutorProcess doomed = ExecutorProcess.java("doomed", AxCluster.token("doomed"), ax.servers(), "sleep")) {
+         ExecutorProcess a = ExecutorProcess.java("exec-a", AxCluster.token("exec-a"), ax.servers(), "sleep");
+         ExecutorProcess b = ExecutorProcess.java("exec-b", AxCluster.token("exec-b"), ax.servers(), "sleep")) {
       ApiClient api = ax.api(0);
-      String id = submitAll(api, List.of(task("sleep", new JsonObject().put("ms", 3_000)))).get(0);
+      String id = submitAll(api, List.of(task("sleep", new JsonObject().put("ms", 8_000)))).get(0);
       ax.awaitCount("SELECT count(*) FROM tasks WHERE status = 'RUNNING'", 1, 20_000);
-      try (ExecutorProcess survivor = ExecutorProcess.java("survivor", AxCluster.token("survivor"), ax.servers(),
-          "sleep")) {
-        doomed.killHard();
-        // 4 missed heartbeats of 500 ms → OFFLINE → retry (200 ms backoff) → the survivor runs attempt 2.
-        ax.awaitCount("SELECT count(*) FROM tasks WHERE status = 'SUCCESS'", 1, 30_000);
-        JsonObject t = get(api, id);
-        assertEquals(2, t.getInteger("attempt"), t.encode());
-        assertEquals(1, survivor.countsByTask().getOrDefault(id, 0));
-        assertEquals(1, ax.count("SELECT count(*) FROM task_attempts WHERE outcome = 'SUCCESS'"));
-        assertEquals(1, ax.count("SELECT count(*) FROM task_attempts WHERE outcome = 'FAILED' AND executor_id = 'doomed'"
-            + " AND error LIKE '%OFFLINE%'"), "the lost attempt is recorded with its cause");
-        assertTrue(Health.metrics(ax.nodes.get(0).port).contains("ax_executor_events_total{event=\"offline\"} 1.0"));
+      long deadline = System.currentTimeMillis() + 10_000;
+      while (a.countsByTask().isEmpty() && b.countsByTask().isEmpty() && System.currentTimeMillis() < deadline) {
+        Thread.sleep(50);
       }
+      ExecutorProcess doomed = a.countsByTask().containsKey(id) ? a : b;
+      ExecutorProcess survivor = doomed == a ? b : a;
+      doomed.killHard(); // mid-task: 8 s of sleep left
+      // 4 missed heartbeats of 500 ms → OFFLINE → retry (200 ms backoff) → the survivor runs attempt 2.
+      ax.awaitCount("SELECT count(*) FROM tasks WHERE status = 'SUCCESS'", 1, 40_000);
+      JsonObject t = get(api, id);
+      assertEquals(2, t.getInteger("attempt"), t.encode());
+      assertEquals(1, survivor.countsByTask().getOrDefault(id, 0));
+      assertEquals(1, ax.count("SELECT count(*) FROM task_attempts WHERE outcome = 'SUCCESS'"));
+      assertEquals(1, ax.count("SELECT count(*) FROM task_attempts WHERE outcome = 'FAILED' AND executor_id = '"
+          + doomed.executorId + "' AND error LIKE '%OFFLINE%'"), "the lost attempt is recorded with its cause");
+      assertTrue(Health.metrics(ax.nodes.get(0).port).contains("ax_executor_events_total{event=\"offline\"} 1.0"));
     }
   }
 
@@ -118,7 +122,7 @@ class ExecutorIT {
     try (TestPostgres pg = TestPostgres.create(); AxCluster ax = AxCluster.start(pg, 1, Map.of());
          ExecutorProcess paused = ExecutorProcess.java("paused", AxCluster.token("paused"), ax.servers(), "sleep")) {
       ApiClient api = ax.api(0);
-      String id = submitAll(api, List.of(task("sleep", new JsonObject().put("ms", 1_500)))).get(0);
+      String id = submitAll(api, List.of(task("sleep", new JsonObject().put("ms", 5_000)))).get(0);
       ax.awaitCount("SELECT count(*) FROM tasks WHERE status = 'RUNNING'", 1, 20_000);
       paused.signal("STOP");
       try (ExecutorProcess other = ExecutorProcess.java("other", AxCluster.token("other"), ax.servers(), "sleep")) {

@@ -15,6 +15,7 @@ import java.time.format.DateTimeFormatter;
 /** The signed public API as a client sees it: a keep-alive WebClient with a pool of 32 connections. */
 public final class Api implements AutoCloseable {
   public static final String TASKS = "/openapi/v1/tasks";
+  public static final String BATCH = "/openapi/v1/tasks/batch";
   private static final DateTimeFormatter RFC3339_MS =
       DateTimeFormatter.ofPattern("yyyy-MM-dd'T'HH:mm:ss.SSS'Z'").withZone(ZoneOffset.UTC);
 
@@ -53,6 +54,20 @@ public final class Api implements AutoCloseable {
         .putHeader("X-Ax-Nonce", s.nonce())
         .putHeader("X-Ax-Signature", s.signature())
         .timeout(30_000)
+        .sendBuffer(body);
+  }
+
+  /** Signed POST /openapi/v1/tasks/batch of up to 1000 tasks; answers 200 with one result per task. */
+  public Future<HttpResponse<Buffer>> submitBatch(io.vertx.core.json.JsonArray tasks) {
+    Buffer body = new JsonObject().put("tasks", tasks).toBuffer();
+    Signer.Signed s = signer.sign("POST", BATCH, "", body.getBytes());
+    return client.post(BATCH)
+        .putHeader("Content-Type", "application/json")
+        .putHeader("X-Ax-Key", s.key())
+        .putHeader("X-Ax-Timestamp", s.timestamp())
+        .putHeader("X-Ax-Nonce", s.nonce())
+        .putHeader("X-Ax-Signature", s.signature())
+        .timeout(60_000)
         .sendBuffer(body);
   }
 

@@ -22,6 +22,9 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
+import ax.bench.compare.Compare;
+import ax.bench.compare.PeerSmoke;
+import ax.bench.peers.PeerMain;
 import org.HdrHistogram.Histogram;
 
 /**
@@ -31,10 +34,10 @@ import org.HdrHistogram.Histogram;
  * receives the callbacks on an in-process HTTP server.
  */
 public final class Bench {
-  static final Set<String> SCENARIOS = Set.of("spread", "burst", "submit", "memory", "smoke", "executors");
+  static final Set<String> SCENARIOS = Set.of("spread", "burst", "submit", "memory", "smoke", "compare", "executors");
 
   /** First task id of rows the memory scenario inserts itself (far above any snowflake id ax makes). */
-  static final long STORED_ID_BASE = 8_000_000_000_000_000_000L;
+  public static final long STORED_ID_BASE = 8_000_000_000_000_000_000L;
   static final long NEAR_ID_BASE = 8_100_000_000_000_000_000L;
 
   static final String USAGE = """
@@ -51,13 +54,19 @@ public final class Bench {
                  --rate 500 --seconds 30 --warmup-s 45 --delay-s 3600
         memory   `stored` far-future rows + `near` rows in the load window; heap and RSS of the node
                  --stored 1000000 --near 100000 --near-from-s 15 --near-to-s 50 --depth-timeout-s 60 [--fire]
+        smoke    burst N=300 (due +8 s), then spread N=300 over 5 s (from +6 s); then N tasks through
+                 each peer of `compare` (db-scheduler, Quartz); fails on anything missing, duplicated or early
+                 --n 300
         executors  N processor tasks due at one instant, run by executor processes over the bridge
                  (noop); drain time, executions/s, claim→ack overhead per task; each must run once
                  --n 50000 --executors 2 --buffer 256 --warmup-bursts 2 --warmup-n 20000 --lead-s 90
                  --drain-timeout-s 120
-        smoke    burst N=300 (due +8 s), then spread N=300 over 5 s (from +6 s); fails on anything
-                 missing, duplicated or early
-                 --n 300
+        compare  ax vs db-scheduler vs Quartz on the same PostgreSQL + pgbench's ceiling; writes
+                 results/<date>/compare.md and PNG charts (bench/README.md "compare")
+                 --n 20000 --window-s 60 --warmup-n 5000 --threads 4 --chunk 1000 --drain-timeout-s 180
+                 --systems ax,db-scheduler,quartz --workloads pgbench,ingest,burst,spread,flatness,submit,memory
+                 --flat-sizes 1000000,10000000 --flat-peer-max 1000000 --pgbench-s 15
+                 --submit-rates 200,500,1000 --submit-seconds 20 --submit-warmup-s 15
 
       common flags
         --jar PATH          scheduler jar (default: ../target/ax.jar relative to bench/)
@@ -79,6 +88,10 @@ public final class Bench {
       System.exit(args.length == 0 ? 2 : 0);
     }
     String scenario = args[0];
+    if (scenario.equals("peer")) { // hidden: a peer scheduler's JVM, started by the compare scenario
+      PeerMain.main(java.util.Arrays.copyOfRange(args, 1, args.length));
+      return;
+    }
     if (!SCENARIOS.contains(scenario)) {
       System.err.println("unknown scenario '" + scenario + "'\n" + USAGE);
       System.exit(2);
@@ -101,6 +114,9 @@ public final class Bench {
 
     Path benchDir = o.has("bench-dir") ? Path.of(o.string("bench-dir", ".")).toAbsolutePath() : benchDir();
     Path resultsDir = Path.of(o.string("results", benchDir.resolve("results").toString()));
+    if (scenario.equals("compare")) {
+      System.exit(Compare.main(o, benchDir, resultsDir));
+    }
     Report report = new Report(scenario);
     report.setup("command", ("ax-bench " + scenario + " " + o.commandLine()).trim());
     report.setup("host", Runtime.getRuntime().availableProcessors() + " cores, java "
@@ -127,7 +143,7 @@ public final class Bench {
         case "burst" -> burst(h, warmUp(h, o), o.intValue("n", 20_000), o.longValue("lead-s", 60) * 1000,
             o.intValue("concurrency", 8), o.longValue("drain-timeout-s", 60) * 1000,
             o.longValue("grace-s", 3) * 1000);
-        case "submit" -> submit(h);
+        case "submit" -> submit(h, h.report, h.options);
         case "memory" -> memory(h);
         case "smoke" -> smoke(h);
         case "executors" -> new ExecutorBurst(h, o.has("jar") ? Path.of(o.string("jar", null)).toAbsolutePath()
@@ -152,7 +168,7 @@ public final class Bench {
   }
 
   /** bench/ : the parent of target/ that holds this jar (or target/classes); else the working directory. */
-  static Path benchDir() {
+  public static Path benchDir() {
     try {
       Path p = Path.of(Bench.class.getProtectionDomain().getCodeSource().getLocation().toURI());
       Path target = Files.isDirectory(p) ? p.getParent() : p.getParent(); // target/classes or target/x.jar
@@ -211,6 +227,7 @@ public final class Bench {
     long grace = h.options.longValue("grace-s", 2) * 1000;
     burst(h, "burst", n, 8_000, 8, 20_000, grace);
     spread(h, "spread", n, 6_000, 5_000, 8, 20_000, grace);
+    PeerSmoke.run(h.options, h.report, Path.of(h.options.string("results", benchDir().resolve("results").toString())), n);
   }
 
   // ------------------------------------------------------------------------------------------------
@@ -290,9 +307,11 @@ public final class Bench {
   // ------------------------------------------------------------------------------------------------
   // submit (open loop)
 
-  static void submit(Harness h) throws Exception {
-    Report r = h.report;
-    Options o = h.options;
+  /** The headline of a submit run, for the comparison report. */
+  public record SubmitFigures(Histogram latencyMs, double okPerSecond, long errors, boolean keptUp) {
+  }
+
+  public static SubmitFigures submit(Harness h, Report r, Options o) throws Exception {
     double rate = o.doubleValue("rate", 500);
     long seconds = o.longValue("seconds", 30);
     long warmupS = o.longValue("warmup-s", 45);
@@ -423,6 +442,12 @@ public final class Bench {
     if (snap.arrivals() > 0) {
       r.fail(snap.arrivals() + " callbacks arrived although every task was due +" + delayMs / 1000 + " s");
     }
+    synchronized (latency) {
+      double drainS = Math.max(seconds, (lastResponseNs[0] - warmupEndNs) / 1e9);
+      long errors = outcomes.entrySet().stream().filter(e -> !e.getKey().equals("201"))
+          .mapToLong(Map.Entry::getValue).sum();
+      return new SubmitFigures(msHistogram(latency), measuredOk[0] / drainS, errors, drainS <= seconds * 1.05 + 1);
+    }
   }
 
   static Histogram msHistogram(Histogram us) {
@@ -437,7 +462,12 @@ public final class Bench {
   // ------------------------------------------------------------------------------------------------
   // memory
 
-  static void memory(Harness h) throws Exception {
+  /** The headline of a memory run, for the comparison report (MB; bytes per task NaN without jcmd). */
+  public record MemoryFigures(double idleHeapMb, double idleRssMb, double heapMb, double rssMb, long depth,
+                              double bytesPerTask) {
+  }
+
+  public static MemoryFigures memory(Harness h) throws Exception {
     Report r = h.report;
     Options o = h.options;
     long stored = o.longValue("stored", 1_000_000);
@@ -506,7 +536,7 @@ public final class Bench {
     long lastPrint = 0;
     while (System.currentTimeMillis() - waitStart < depthTimeoutMs) {
       if (!h.checkServerAlive()) {
-        return;
+        return new MemoryFigures(heap0, rss0, Double.NaN, Double.NaN, 0, Double.NaN);
       }
       depth = ServerProcess.metric(h.server.get("/metrics"), "ax_wheel_queue_depth");
       if (!Double.isNaN(depth)) {
@@ -563,10 +593,12 @@ public final class Bench {
       r.result("near tasks executed so far", snap.expectedReceived() + " (pass --fire to wait for all)");
       judge(r, snap, null, false);
     }
+    return new MemoryFigures(heap0, rss0, heap, rss, (long) depthNow,
+        depthNow > 0 && gc ? (heap - heap0) * 1048576.0 / depthNow : Double.NaN);
   }
 
   /** {@code count} rows with ids base+1.., trigger = startMs + (n-1)*spanMs/count, in chunks of 100 000. */
-  static void insertTasks(Connection c, long idBase, long count, long startMs, long spanMs, String callback,
+  public static void insertTasks(Connection c, long idBase, long count, long startMs, long spanMs, String callback,
                           String what) throws Exception {
     String sql = """
         INSERT INTO tasks (task_id, tenant_id, api_key, task_type, trigger_time, status, callback_url,

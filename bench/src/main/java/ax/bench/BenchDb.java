@@ -5,6 +5,7 @@ import java.sql.Connection;
 import java.sql.DriverManager;
 import java.sql.SQLException;
 import java.sql.Statement;
+import java.util.List;
 import java.util.Locale;
 import java.util.Properties;
 import java.util.concurrent.ThreadLocalRandom;
@@ -45,6 +46,17 @@ public final class BenchDb implements AutoCloseable {
   /** The URL the scheduler is given in AX_PG_URL. */
   public String axUrl() {
     return "postgresql://" + user + (password == null ? "" : ":" + password) + "@" + host + ":" + port + "/" + name;
+  }
+
+  /** The JDBC URL of this database, credentials included (for the peer JVMs). */
+  public String jdbcUrl() {
+    return "jdbc:postgresql://" + host + ":" + port + "/" + name + "?user=" + user
+        + (password == null ? "" : "&password=" + password);
+  }
+
+  /** Connection parameters for command-line tools (pgbench). */
+  public List<String> cliArgs() {
+    return List.of("-h", host, "-p", Integer.toString(port), "-U", user);
   }
 
   public Connection connect() throws SQLException {

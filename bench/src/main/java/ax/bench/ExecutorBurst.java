@@ -181,7 +181,7 @@ final class ExecutorBurst {
   private double[] cpu(List<Executor> executors) {
     double ex = 0;
     for (Executor e : executors) {
-      ex += ProcCpu.ofPid(e.process().pid());
+      ex += ServerProcess.cpuSeconds(e.process().pid());
     }
     return new double[] {h.server.cpuSeconds(), ex, ProcCpu.ofCommand("postgres")};
   }

@@ -100,6 +100,13 @@ public final class Options {
     env.putIfAbsent(key, value);
   }
 
+  /** A copy with {@code name} set to {@code value} (for runs a composite scenario makes with fixed flags). */
+  public Options with(String name, String value) {
+    Options o = new Options(raw);
+    o.values.put(name, value);
+    return o;
+  }
+
   public String commandLine() {
     return String.join(" ", new ArrayList<>(raw));
   }

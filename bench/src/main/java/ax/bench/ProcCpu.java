@@ -5,19 +5,9 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.stream.Stream;
 
-/** User+system CPU seconds of processes from /proc (Linux; USER_HZ 100), to show where a run's time went. */
+/** CPU seconds of a family of processes (e.g. every PostgreSQL backend), to show where a run's time went. */
 final class ProcCpu {
   private ProcCpu() {
-  }
-
-  static double ofPid(long pid) {
-    try {
-      String stat = Files.readString(Path.of("/proc", Long.toString(pid), "stat"));
-      String[] f = stat.substring(stat.lastIndexOf(')') + 2).split(" ");
-      return (Long.parseLong(f[11]) + Long.parseLong(f[12])) / 100.0;
-    } catch (IOException | RuntimeException e) {
-      return 0;
-    }
   }
 
   /** All processes whose command name is {@code comm} (e.g. every PostgreSQL backend). */
@@ -31,7 +21,8 @@ final class ProcCpu {
         }
         try {
           if (Files.readString(p.resolve("comm")).trim().equals(comm)) {
-            total += ofPid(Long.parseLong(name));
+            double cpu = ServerProcess.cpuSeconds(Long.parseLong(name));
+            total += Double.isNaN(cpu) ? 0 : cpu;
           }
         } catch (IOException gone) {
           // the process ended while we listed

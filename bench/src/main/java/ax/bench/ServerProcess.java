@@ -171,8 +171,13 @@ public final class ServerProcess implements AutoCloseable {
 
   /** User+system CPU seconds of the node so far (from /proc; NaN where unavailable). */
   public double cpuSeconds() {
+    return cpuSeconds(pid());
+  }
+
+  /** User+system CPU seconds of any process so far (from /proc; NaN where unavailable). */
+  public static double cpuSeconds(long pid) {
     try {
-      String stat = Files.readString(Path.of("/proc", Long.toString(pid()), "stat"));
+      String stat = Files.readString(Path.of("/proc", Long.toString(pid), "stat"));
       String[] f = stat.substring(stat.lastIndexOf(')') + 2).split(" ");
       // after "pid (comm) ": state is f[0]; utime is field 14 overall -> f[11], stime -> f[12]
       long ticks = Long.parseLong(f[11]) + Long.parseLong(f[12]);

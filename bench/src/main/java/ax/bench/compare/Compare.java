@@ -1,0 +1,310 @@
+package ax.bench.compare;
+
+import ax.bench.Bench;
+import ax.bench.Harness;
+import ax.bench.Options;
+import ax.bench.Report;
+import ax.bench.peers.Outcome;
+import ax.bench.peers.Schedule;
+import java.nio.file.Path;
+import java.util.Arrays;
+import java.util.List;
+import java.util.TreeMap;
+
+/**
+ * The {@code compare} scenario: ax, db-scheduler and Quartz side by side on the same PostgreSQL in the same
+ * run, plus pgbench's ceiling for that PostgreSQL. Each workload runs for every system in turn (so
+ * background load spreads over all of them), each system on a fresh database and a fresh process.
+ * Writes results/&lt;date&gt;/compare.md and PNG charts (see bench/README.md).
+ */
+public final class Compare {
+  public static final List<String> SYSTEMS = List.of("ax", "db-scheduler", "quartz");
+  public static final List<String> WORKLOADS =
+      List.of("pgbench", "ingest", "burst", "spread", "flatness", "submit", "memory");
+  private static final long DAY_MS = 86_400_000L;
+
+  private final Options o;
+  private final Path benchDir;
+  private final Path resultsDir;
+  private final List<String> systems;
+  private final int n;
+  private final int threads;
+  private final int chunk;
+  private final long graceMs;
+  final Results results = new Results();
+
+  public Compare(Options o, Path benchDir, Path resultsDir) {
+    this.o = o;
+    this.benchDir = benchDir;
+    this.resultsDir = resultsDir;
+    this.systems = csv(o.string("systems", String.join(",", SYSTEMS)));
+    this.n = o.intValue("n", 20_000);
+    this.threads = o.intValue("threads", 4);
+    this.chunk = o.intValue("chunk", 1000);
+    this.graceMs = o.longValue("grace-s", 3) * 1000;
+    for (String s : systems) {
+      if (!SYSTEMS.contains(s)) {
+        throw new IllegalArgumentException("--systems: unknown system '" + s + "' (" + SYSTEMS + ")");
+      }
+    }
+  }
+
+  /** Runs the comparison and writes its report; the exit code is 1 if any check failed. */
+  public static int main(Options o, Path benchDir, Path resultsDir) {
+    long t0 = System.currentTimeMillis();
+    String pg = o.string("pg", "postgresql://postgres@127.0.0.1:5432");
+    CompareReport.Machine machine = CompareReport.Machine.describe(pg);
+    Compare c;
+    try {
+      c = new Compare(o, benchDir, resultsDir);
+      c.run();
+    } catch (IllegalArgumentException e) {
+      System.err.println(e.getMessage());
+      return 2;
+    } catch (Exception e) {
+      e.printStackTrace();
+      return 1;
+    }
+    String wall = Report.fmt((System.currentTimeMillis() - t0) / 60_000.0, 1) + " min";
+    String load;
+    try {
+      load = java.nio.file.Files.readString(Path.of("/proc/loadavg")).trim();
+    } catch (java.io.IOException e) {
+      load = "?";
+    }
+    try {
+      Path dir = resultsDir.resolve(java.time.LocalDate.now(java.time.ZoneOffset.UTC).toString());
+      Path file = CompareReport.write(dir, c.results, c.systems, machine,
+          ("bench/run.sh compare " + o.commandLine()).trim(), wall, load);
+      System.out.println("[compare] wrote " + file + " (" + wall + ")");
+    } catch (java.io.IOException e) {
+      e.printStackTrace();
+      return 1;
+    }
+    c.results.failures.forEach(f -> System.out.println("[compare] FAIL: " + f));
+    return c.results.failures.isEmpty() ? 0 : 1;
+  }
+
+  static List<String> csv(String s) {
+    return Arrays.stream(s.split(",")).map(String::trim).filter(x -> !x.isEmpty()).toList();
+  }
+
+  public Results run() throws Exception {
+    List<String> workloads = csv(o.string("workloads", String.join(",", WORKLOADS)));
+    for (String w : workloads) {
+      if (!WORKLOADS.contains(w)) {
+        throw new IllegalArgumentException("--workloads: unknown workload '" + w + "' (" + WORKLOADS + ")");
+      }
+    }
+    for (String w : workloads) {
+      System.out.println("[compare] ===== " + w + " =====");
+      switch (w) {
+        case "pgbench" -> results.pgbench = Pgbench.run(o.string("pg", "postgresql://postgres@127.0.0.1:5432"),
+            o.intValue("pgbench-clients", 4), o.intValue("pgbench-jobs", 2), o.intValue("pgbench-s", 15),
+            resultsDir.resolve("pgbench"));
+        case "ingest" -> forEachSystem(w, systems, this::ingest);
+        case "burst" -> forEachSystem(w, systems, this::burst);
+        case "spread" -> forEachSystem(w, systems, this::spread);
+        case "flatness" -> {
+          List<String> flat = csv(o.string("flat-systems", String.join(",", SYSTEMS)));
+          systems.stream().filter(s -> !flat.contains(s)).forEach(s ->
+              results.notes.add("flatness: " + s + " not measured (not in --flat-systems)"));
+          forEachSystem(w, systems.stream().filter(flat::contains).toList(), this::flatness);
+        }
+        case "submit" -> submit();
+        case "memory" -> memory();
+        default -> throw new IllegalStateException(w);
+      }
+    }
+    return results;
+  }
+
+  interface Workload {
+    void run(Contender c) throws Exception;
+  }
+
+  /** Every system in turn on a fresh database; a system that fails is reported and the run goes on. */
+  private void forEachSystem(String label, List<String> which, Workload w) {
+    for (String system : which) {
+      try (Contender c = start(system, label)) {
+        results.settings.putIfAbsent(system, c.settings());
+        w.run(c);
+        if (!c.alive()) {
+          results.failures.add(system + " process died during " + label);
+        }
+      } catch (Exception e) {
+        e.printStackTrace();
+        results.failures.add(system + ": " + label + " aborted: " + e.getMessage());
+      }
+    }
+  }
+
+  private Contender start(String system, String label) throws Exception {
+    System.out.println("[compare] starting " + system + " on a fresh database (" + label + ")");
+    return system.equals("ax") ? AxContender.start(label, o, benchDir)
+        : PeerContender.start(system, label, o, resultsDir);
+  }
+
+  // ------------------------------------------------------------------------------------------------
+  // workloads
+
+  /** N tasks due in a day (so none fire), scheduled as fast as the API allows from the client threads. */
+  private void ingest(Contender c) throws Exception {
+    Schedule s = new Schedule(n, System.currentTimeMillis() + DAY_MS, 3_600_000L);
+    Contender.Ingested ig = c.ingest("ingest", s, threads, chunk);
+    System.out.println("[compare] " + c.name() + " ingest: " + ig.accepted() + " in " + ig.ms() + " ms = "
+        + Math.round(ig.perSecond()) + " tasks/s");
+    results.ingest.put(c.name(), ig);
+    if (ig.rejected() > 0) {
+      results.failures.add(c.name() + " ingest: " + ig.rejected() + " rejected, e.g. " + ig.errorSample());
+    }
+  }
+
+  private void burst(Contender c) throws Exception {
+    warmUp(c);
+    Schedule s = new Schedule(n, System.currentTimeMillis() + leadMs(c.name(), n), 0);
+    results.burst.put(c.name(), phase(c, "burst", "burst", s));
+  }
+
+  private void spread(Contender c) throws Exception {
+    warmUp(c);
+    results.spread.put(c.name(), phase(c, "spread", "spread", spreadSchedule(c.name())));
+  }
+
+  /**
+   * The spread again over a stored backlog of far-future tasks (due in 2..3 days), inserted with SQL into
+   * the system's own tables; the backlog grows through {@code --flat-sizes} on one database.
+   * Peers get sizes up to {@code --flat-peer-max} (their backlog inserts take much longer); systems not in
+   * {@code --flat-systems} (default all) are skipped.
+   */
+  private void flatness(Contender c) throws Exception {
+    long max = c.name().equals("ax") ? Long.MAX_VALUE : o.longValue("flat-peer-max", 1_000_000);
+    TreeMap<Long, Results.Phase> byStored = new TreeMap<>();
+    TreeMap<Long, Long> store = new TreeMap<>();
+    results.flatness.put(c.name(), byStored);
+    results.storeMs.put(c.name(), store);
+    long stored = 0;
+    boolean warm = false;
+    for (String size : csv(o.string("flat-sizes", "1000000,10000000"))) {
+      long target = Long.parseLong(size.replace("_", ""));
+      if (target > max) {
+        results.notes.add("flatness: " + c.name() + " not measured with " + target + " stored tasks (--flat-peer-max "
+            + max + ")");
+        continue;
+      }
+      System.out.println("[compare] " + c.name() + ": storing " + (target - stored) + " more far-future tasks (SQL)");
+      long now = System.currentTimeMillis();
+      store.put(target, c.storeFuture(stored, target - stored, now + 2 * DAY_MS, DAY_MS));
+      stored = target;
+      if (!warm) {
+        warmUp(c);
+        warm = true;
+      }
+      byStored.put(stored, phase(c, "flatness", "flat-" + stored, spreadSchedule(c.name())));
+    }
+  }
+
+  /** Open-loop signed single submissions at fixed rates, ax only (the peers have no network API). */
+  private void submit() throws Exception {
+    if (!systems.contains("ax")) {
+      return;
+    }
+    Options so = o.with("seconds", o.string("submit-seconds", "20")).with("warmup-s", o.string("submit-warmup-s", "15"));
+    try (AxContender ax = AxContender.start("submit", so, benchDir)) {
+      Harness h = ax.harness();
+      for (String rate : csv(o.string("submit-rates", "200,500,1000"))) {
+        Report r = new Report("compare submit " + rate + "/s");
+        results.submit.put(Double.parseDouble(rate), Bench.submit(h, r, so.with("rate", rate)));
+        r.print();
+        r.append(resultsDir);
+        if (r.failed()) {
+          results.failures.add("submit at " + rate + " req/s failed: see report.md");
+        }
+      }
+    }
+  }
+
+  /** The existing `memory` scenario (1 M stored + 100 k near, -Xmx256m), ax only. */
+  private void memory() throws Exception {
+    if (!systems.contains("ax")) {
+      return;
+    }
+    Options mo = o.with("heap", o.string("memory-heap", "256m"));
+    try (AxContender ax = AxContender.start("memory", mo, benchDir)) {
+      results.memory = Bench.memory(ax.harness());
+      Report r = ax.harness().report;
+      r.print();
+      r.append(resultsDir);
+      if (r.failed()) {
+        results.failures.add("memory failed: see report.md");
+      }
+    }
+  }
+
+  // ------------------------------------------------------------------------------------------------
+  // phases
+
+  /** A spread of N over {@code --window-s} (default 60 s), starting once the system can have ingested it. */
+  private Schedule spreadSchedule(String system) {
+    return new Schedule(n, System.currentTimeMillis() + leadMs(system, n), o.longValue("window-s", 60) * 1000);
+  }
+
+  /**
+   * Long enough for this system to ingest {@code count} tasks before the first is due: 1.5 × what its ingest
+   * workload measured, plus 3 s, at least {@code --min-lead-s} (default 10). Without an ingest figure:
+   * {@code --lead-s} (default 30). Lateness is then the scheduler's, not the submitter's.
+   */
+  long leadMs(String system, int count) {
+    if (o.has("lead-s")) {
+      return o.longValue("lead-s", 30) * 1000;
+    }
+    Contender.Ingested ig = results.ingest.get(system);
+    long lead = ig == null ? 30_000 : (long) (1.5 * count * 1000 / Math.max(1, ig.perSecond())) + 3_000;
+    return Math.max(o.longValue("min-lead-s", 10) * 1000, lead);
+  }
+
+  /**
+   * A cold JVM spends its first burst compiling (bench/README.md "Cold JVMs"); a production scheduler is warm.
+   * Every system gets the same {@code --warmup-n} burst (default 5 000; 0 = none) before it is measured.
+   */
+  private void warmUp(Contender c) throws Exception {
+    int wn = o.intValue("warmup-n", 5_000);
+    if (wn > 0) {
+      phase(c, "warm-up", "warm-up-" + System.currentTimeMillis() % 100_000,
+          new Schedule(wn, System.currentTimeMillis() + leadMs(c.name(), wn), 0));
+    }
+  }
+
+  /** Schedules a phase, waits until all executed or the drain deadline, and records the outcome. */
+  private Results.Phase phase(Contender c, String workload, String phase, Schedule s) throws Exception {
+    double cpu0 = c.cpuSeconds();
+    long t0 = System.currentTimeMillis();
+    Contender.Ingested ig = c.ingest(phase, s, threads, chunk);
+    long ingestEnd = t0 + ig.ms();
+    System.out.println("[compare] " + c.name() + " " + phase + ": " + ig.accepted() + " scheduled in " + ig.ms()
+        + " ms; first due in " + (s.firstDueMs() - ingestEnd) + " ms");
+    if (ingestEnd > s.firstDueMs()) {
+      results.notes.add(c.name() + " " + phase + ": ingest finished " + (ingestEnd - s.firstDueMs())
+          + " ms after the first task was due (its lateness includes that)");
+    }
+    long deadline = s.lastDueMs() + o.longValue("drain-timeout-s", 180) * 1000;
+    long lastPrint = 0;
+    long done;
+    while ((done = c.executed(phase)) < ig.accepted() && System.currentTimeMillis() < deadline && c.alive()) {
+      if (System.currentTimeMillis() - lastPrint > 5_000) {
+        lastPrint = System.currentTimeMillis();
+        System.out.println("[compare] " + c.name() + " " + phase + ": executed " + done + "/" + ig.accepted());
+      }
+      Thread.sleep(100);
+    }
+    Thread.sleep(graceMs); // late duplicates
+    Outcome out = c.outcome(phase);
+    Results.Phase p = new Results.Phase(c.name(), workload, phase, s, ig, out, c.cpuSeconds() - cpu0);
+    results.add(p);
+    System.out.println("[compare] " + c.name() + " " + phase + ": executed " + out.executed() + "/" + out.expected()
+        + ", duplicates " + out.duplicates() + ", early " + out.early() + ", lateness p50 "
+        + out.lateness().getValueAtPercentile(50) + " p99 " + out.lateness().getValueAtPercentile(99) + " max "
+        + out.lateness().getMaxValue() + " ms");
+    return p;
+  }
+}
