@@ -96,47 +96,95 @@ public final class TaskHandlers {
       return;
     }
     long receivedAt = clock.nowMillis();
-    List<Future<JsonObject>> results = new ArrayList<>(items.size());
+    List<Future<Prepared>> prepared = new ArrayList<>(items.size());
     for (int i = 0; i < items.size(); i++) {
-      int index = i;
       Object item = items.getValue(i);
-      Future<TaskStore.Inserted> f = item instanceof JsonObject o ? submit(who, o, receivedAt)
-          : Future.failedFuture(InvalidRequest.field("tasks[" + i + "]", "must be an object"));
-      results.add(f.map(ins -> {
-        JsonObject r = TaskJson.created(ins.task()).put("index", index).put("status_code", ins.duplicate() ? 200 : 201);
-        return ins.duplicate() ? r.put("duplicate", true) : r;
-      }).recover(e -> {
-        if (e instanceof InvalidRequest ir) {
-          return Future.succeededFuture(new JsonObject().put("index", index).put("status_code", ir.problem().status())
-              .put("error", ir.problem().toJson()));
-        }
-        Problem p = ApiErrors.isDatabaseUnavailable(e) ? Problem.unavailable("the task store is unavailable")
-            : Problem.internal();
-        return Future.succeededFuture(new JsonObject().put("index", index).put("status_code", p.status())
-            .put("error", p.toJson()));
-      }));
+      prepared.add(item instanceof JsonObject o ? prepare(who, o, receivedAt)
+          : Future.failedFuture(InvalidRequest.field("tasks[" + i + "]", "must be an object")));
     }
-    Future.join(results).onComplete(done -> {
-      JsonArray out = new JsonArray();
-      results.forEach(f -> out.add(f.result()));
-      json(ctx, 200, new JsonObject().put("results", out));
+    Future.join(prepared).onComplete(all -> insertBatch(ctx, prepared));
+  }
+
+  /**
+   * Inserts the valid items of a batch: the unsharded ones in one statement (one round trip for up to
+   * 1000 tasks), sharded ones one by one. If the shared statement fails on a task invariant, every item
+   * is inserted alone so only the offending one is refused.
+   */
+  private void insertBatch(RoutingContext ctx, List<Future<Prepared>> prepared) {
+    List<NewTask> plain = new ArrayList<>();
+    for (Future<Prepared> p : prepared) {
+      if (p.succeeded() && p.result().shardIds().length == 0) {
+        plain.add(p.result().task());
+      }
+    }
+    Future<java.util.Map<Long, TaskStore.Inserted>> together = plain.isEmpty()
+        ? Future.succeededFuture(java.util.Map.of())
+        : tasks.insertMany(plain).map(list -> {
+          java.util.Map<Long, TaskStore.Inserted> byId = new java.util.HashMap<>();
+          for (int i = 0; i < list.size(); i++) {
+            byId.put(plain.get(i).taskId(), list.get(i));
+          }
+          return byId;
+        }).recover(e -> e instanceof PgException pg && pg.getSqlState() != null && pg.getSqlState().startsWith("23")
+            ? Future.succeededFuture(java.util.Map.of()) : Future.failedFuture(e));
+    together.onComplete(ar -> {
+      List<Future<JsonObject>> results = new ArrayList<>(prepared.size());
+      List<ScheduledTask> due = new ArrayList<>();
+      for (int i = 0; i < prepared.size(); i++) {
+        int index = i;
+        Future<Prepared> p = prepared.get(i);
+        Future<TaskStore.Inserted> f;
+        if (p.failed()) {
+          f = Future.failedFuture(p.cause());
+        } else if (ar.failed()) {
+          f = Future.failedFuture(ar.cause());
+        } else if (ar.result().containsKey(p.result().task().taskId())) {
+          f = Future.succeededFuture(ar.result().get(p.result().task().taskId()));
+        } else {
+          f = tasks.insert(p.result().task(), p.result().shardIds()).recover(TaskHandlers::asInvariantViolation);
+        }
+        results.add(f.onSuccess(ins -> collectDue(ins, due)).map(ins -> itemResult(index, ins))
+            .recover(e -> Future.succeededFuture(itemError(index, e))));
+      }
+      Future.join(results).onComplete(done -> {
+        toWheel(due);
+        JsonArray out = new JsonArray();
+        results.forEach(f -> out.add(f.result()));
+        json(ctx, 200, new JsonObject().put("results", out));
+      });
     });
+  }
+
+  private static JsonObject itemResult(int index, TaskStore.Inserted ins) {
+    JsonObject r = TaskJson.created(ins.task()).put("index", index).put("status_code", ins.duplicate() ? 200 : 201);
+    return ins.duplicate() ? r.put("duplicate", true) : r;
+  }
+
+  private static JsonObject itemError(int index, Throwable e) {
+    Problem problem = e instanceof InvalidRequest ir ? ir.problem()
+        : ApiErrors.isDatabaseUnavailable(e) ? Problem.unavailable("the task store is unavailable") : Problem.internal();
+    return new JsonObject().put("index", index).put("status_code", problem.status()).put("error", problem.toJson());
   }
 
   /** Validates, checks the callback host's addresses, inserts (committed), and notifies the wheel. */
   private Future<TaskStore.Inserted> submit(ApiPrincipal who, JsonObject body, long receivedAt) {
     return insert(who, body, receivedAt).onSuccess(ins -> {
-      TaskRecord r = ins.task();
-      long trigger = r.triggerTime().toInstant().toEpochMilli();
-      if (!ins.duplicate() && trigger <= clock.nowMillis() + loadWindowMs) {
-        List<ScheduledTask> due = new ArrayList<>(1 + ins.shardIds().length);
-        due.add(new ScheduledTask(r.taskId(), trigger, r.priority()));
-        for (long shard : ins.shardIds()) {
-          due.add(new ScheduledTask(shard, trigger, r.priority()));
-        }
-        toWheel(due);
-      }
+      List<ScheduledTask> due = new ArrayList<>(1 + ins.shardIds().length);
+      collectDue(ins, due);
+      toWheel(due);
     });
+  }
+
+  /** Adds a new task (and its shards) to {@code due} when it falls inside the load window. */
+  private void collectDue(TaskStore.Inserted ins, List<ScheduledTask> due) {
+    TaskRecord r = ins.task();
+    long trigger = r.triggerTime().toInstant().toEpochMilli();
+    if (!ins.duplicate() && trigger <= clock.nowMillis() + loadWindowMs) {
+      due.add(new ScheduledTask(r.taskId(), trigger, r.priority()));
+      for (long shard : ins.shardIds()) {
+        due.add(new ScheduledTask(shard, trigger, r.priority()));
+      }
+    }
   }
 
   /**
@@ -144,6 +192,9 @@ public final class TaskHandlers {
    * that message is lost (no leader right now), the next leader's loader finds the task in PostgreSQL.
    */
   private void toWheel(List<ScheduledTask> tasks) {
+    if (tasks.isEmpty()) {
+      return;
+    }
     if (leader.isLeader()) {
       vertx.eventBus().send(Addresses.WHEEL_SCHEDULE, new TaskBatch(tasks), LocalCodec.localOnly());
     } else {
@@ -152,6 +203,22 @@ public final class TaskHandlers {
   }
 
   private Future<TaskStore.Inserted> insert(ApiPrincipal who, JsonObject body, long receivedAt) {
+    return prepare(who, body, receivedAt).compose(p -> tasks.insert(p.task(), p.shardIds()))
+        .recover(TaskHandlers::asInvariantViolation);
+  }
+
+  private static <T> Future<T> asInvariantViolation(Throwable e) {
+    return Future.failedFuture(e instanceof PgException pg && pg.getSqlState() != null
+        && pg.getSqlState().startsWith("23") ? InvalidRequest.field("body", "violates a task invariant: "
+        + pg.getErrorMessage()) : e);
+  }
+
+  /** A validated task with its ids, ready to insert. */
+  private record Prepared(NewTask task, long[] shardIds) {
+  }
+
+  /** Validates, checks the callback host's addresses, and assigns ids; inserts nothing. */
+  private Future<Prepared> prepare(ApiPrincipal who, JsonObject body, long receivedAt) {
     TaskRequestParser.Submission s;
     try {
       s = parser.parse(body, receivedAt);
@@ -173,10 +240,8 @@ public final class TaskHandlers {
       for (int i = 0; i < shardIds.length; i++) {
         shardIds[i] = ids.nextId();
       }
-      return tasks.insert(t, shardIds);
-    }).recover(e -> Future.failedFuture(e instanceof PgException pg && pg.getSqlState() != null
-        && pg.getSqlState().startsWith("23") ? InvalidRequest.field("body", "violates a task invariant: "
-        + pg.getErrorMessage()) : e));
+      return Future.succeededFuture(new Prepared(t, shardIds));
+    });
   }
 
   private Future<Void> checkCallbackHost(String callbackUrl) {

@@ -33,6 +33,20 @@ public final class TaskStore {
       ON CONFLICT (tenant_id, task_type, biz_key) WHERE biz_key IS NOT NULL DO NOTHING
       RETURNING\s""" + COLUMNS;
 
+  /**
+   * Many unsharded tasks in one statement (the batch endpoint): one round trip instead of one per
+   * task. Rows a biz_key conflict skipped are not returned; the caller answers them as duplicates.
+   */
+  private static final String INSERT_MANY = """
+      INSERT INTO tasks (task_id, tenant_id, api_key, task_type, trigger_time, status, priority,
+                         max_retry, timeout_ms, callback_url, processor, payload, biz_key, shard_total)
+      SELECT id, tenant, akey, ttype, trig, st, prio, mretry, tmo, cb, proc, pl::jsonb, bk, 1
+        FROM unnest($1::bigint[], $2::text[], $3::text[], $4::text[], $5::timestamptz[], $6::text[],
+                    $7::smallint[], $8::smallint[], $9::int[], $10::text[], $11::text[], $12::text[], $13::text[])
+             AS u(id, tenant, akey, ttype, trig, st, prio, mretry, tmo, cb, proc, pl, bk)
+      ON CONFLICT (tenant_id, task_type, biz_key) WHERE biz_key IS NOT NULL DO NOTHING
+      RETURNING\s""" + COLUMNS;
+
   /** The shards of a just-inserted parent: copies of it with parent_id and shard_index 0..N-1. */
   private static final String INSERT_SHARDS = """
       INSERT INTO tasks (task_id, tenant_id, api_key, task_type, trigger_time, status, priority, max_retry,
@@ -135,14 +149,76 @@ public final class TaskStore {
       return Future.succeededFuture(new Inserted(toRecord(rows.iterator().next()), false));
     }
     // Lost the biz_key race (or a repeat): the existing task is the answer.
+    return existing(t);
+  }
+
+  /** Inserts unsharded tasks in one statement; the answers are in the order of {@code batch}. */
+  public Future<List<Inserted>> insertMany(List<NewTask> batch) {
+    int n = batch.size();
+    Long[] ids = new Long[n];
+    String[] tenants = new String[n];
+    String[] keys = new String[n];
+    String[] types = new String[n];
+    java.time.OffsetDateTime[] triggers = new java.time.OffsetDateTime[n];
+    String[] statuses = new String[n];
+    Short[] priorities = new Short[n];
+    Short[] maxRetries = new Short[n];
+    Integer[] timeouts = new Integer[n];
+    String[] callbacks = new String[n];
+    String[] processors = new String[n];
+    String[] payloads = new String[n];
+    String[] bizKeys = new String[n];
+    for (int i = 0; i < n; i++) {
+      NewTask t = batch.get(i);
+      if (t.shardTotal() != 1) {
+        throw new IllegalArgumentException("insertMany takes unsharded tasks only");
+      }
+      ids[i] = t.taskId();
+      tenants[i] = t.tenantId();
+      keys[i] = t.apiKey();
+      types[i] = t.taskType();
+      triggers[i] = Times.toTimestamp(t.triggerTimeMs());
+      statuses[i] = t.status().name();
+      priorities[i] = (short) t.priority();
+      maxRetries[i] = (short) t.maxRetry();
+      timeouts[i] = t.timeoutMs();
+      callbacks[i] = t.callbackUrl();
+      processors[i] = t.processor();
+      payloads[i] = t.payloadJson();
+      bizKeys[i] = t.bizKey();
+    }
+    Tuple params = Tuple.tuple().addValue(ids).addValue(tenants).addValue(keys).addValue(types).addValue(triggers)
+        .addValue(statuses).addValue(priorities).addValue(maxRetries).addValue(timeouts).addValue(callbacks)
+        .addValue(processors).addValue(payloads).addValue(bizKeys);
+    return pool.preparedQuery(INSERT_MANY).execute(params).compose(rows -> {
+      java.util.Map<Long, TaskRecord> inserted = new java.util.HashMap<>();
+      rows.forEach(r -> {
+        TaskRecord rec = toRecord(r);
+        inserted.put(rec.taskId(), rec);
+      });
+      List<Future<Inserted>> out = new ArrayList<>(n);
+      for (NewTask t : batch) {
+        TaskRecord rec = inserted.get(t.taskId());
+        out.add(rec != null ? Future.succeededFuture(new Inserted(rec, false)) : existing(t));
+      }
+      return Future.all(out).map(all -> {
+        List<Inserted> list = new ArrayList<>(n);
+        out.forEach(f -> list.add(f.result()));
+        return list;
+      });
+    });
+  }
+
+  /** The task that holds {@code t}'s biz_key (its insert was skipped as a duplicate). */
+  private Future<Inserted> existing(NewTask t) {
     return pool.preparedQuery(FIND_BY_BIZ_KEY)
         .execute(Tuple.of(t.tenantId(), t.taskType(), t.bizKey()))
-        .map(existing -> {
-          if (existing.rowCount() != 1) {
+        .map(found -> {
+          if (found.rowCount() != 1) {
             throw new IllegalStateException("insert of task " + t.taskId()
                 + " conflicted but no task holds biz_key " + t.bizKey());
           }
-          return new Inserted(toRecord(existing.iterator().next()), true);
+          return new Inserted(toRecord(found.iterator().next()), true);
         });
   }
 

@@ -84,6 +84,42 @@ class SchedulingIT {
   }
 
   @Test
+  void theBatchEndpointInsertsTogetherAnswersPerItemAndEveryTaskFires() throws Exception {
+    long due = System.currentTimeMillis() + 1_500;
+    JsonArray items = new JsonArray()
+        .add(task("e2e.batch", due))
+        .add(task("e2e.batch", due).put("biz_key", "order-7"))
+        .add(task("e2e.batch", due).put("biz_key", "order-7"))          // same key in the same batch
+        .add(task("e2e.batch", due).put("priority", 42))                // invalid: refused alone
+        .add("not an object")
+        .add(task("e2e.batch", due + 100));
+    ApiClient.Reply r = api.post("/openapi/v1/tasks/batch", new JsonObject().put("tasks", items).encode());
+    assertEquals(200, r.status(), r.raw().body());
+    JsonArray results = r.body().getJsonArray("results");
+    assertEquals(6, results.size());
+    for (int i = 0; i < 6; i++) {
+      assertEquals(i, results.getJsonObject(i).getInteger("index"), "answers stay in request order");
+    }
+    assertEquals(201, results.getJsonObject(0).getInteger("status_code"));
+    assertEquals(201, results.getJsonObject(1).getInteger("status_code"));
+    assertEquals(200, results.getJsonObject(2).getInteger("status_code"), "the repeat of a biz_key is a duplicate");
+    assertEquals(results.getJsonObject(1).getString("task_id"), results.getJsonObject(2).getString("task_id"));
+    assertEquals(400, results.getJsonObject(3).getInteger("status_code"));
+    assertTrue(results.getJsonObject(3).getJsonObject("error").getString("detail").contains("priority"));
+    assertEquals(400, results.getJsonObject(4).getInteger("status_code"));
+    assertEquals(201, results.getJsonObject(5).getInteger("status_code"));
+    ApiClient.Reply again = api.post("/openapi/v1/tasks/batch", new JsonObject().put("tasks",
+        new JsonArray().add(task("e2e.batch", due).put("biz_key", "order-7"))).encode());
+    assertEquals(200, again.body().getJsonArray("results").getJsonObject(0).getInteger("status_code"),
+        "a biz_key from an earlier batch is a duplicate too");
+    for (int i : new int[] {0, 1, 5}) {
+      String id = results.getJsonObject(i).getString("task_id");
+      awaitStatus(id, "SUCCESS", 15_000);
+      assertEquals(1, receiver.byTask.get(Long.parseLong(id)).size(), "task " + id + " fired once");
+    }
+  }
+
+  @Test
   void dueTasksFireOnTimeExactlyOnceAndRecordTheResponseAsResult() throws Exception {
     long due = System.currentTimeMillis() + 2_000;
     List<String> ids = new ArrayList<>();
