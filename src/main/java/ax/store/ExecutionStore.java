@@ -15,7 +15,7 @@ import java.util.List;
 
 /**
  * SQL of handing processor tasks to remote executors (README.md, "Executor protocol"):
- * READY → DISPATCHING (one executor, a new attempt) → RUNNING on its ack → an outcome from that same
+ * due DELAYED or READY → DISPATCHING (one executor, a new attempt) → RUNNING on its ack → an outcome from that same
  * executor for that same attempt. Every write is fenced twice: by the leader lease (a deposed leader
  * changes nothing) and by executor id + attempt (a late or foreign result changes nothing).
  *
@@ -48,7 +48,8 @@ public final class ExecutionStore {
         lease_deadline = now() + ($7 + t.timeout_ms) * interval '1 millisecond',
         updated_at     = now()
         FROM lease, locked
-       WHERE t.task_id = locked.task_id AND t.status = 'READY' AND t.processor IS NOT NULL
+       WHERE t.task_id = locked.task_id AND t.status IN ('READY','DELAYED') AND t.trigger_time <= now()
+         AND t.processor IS NOT NULL AND (t.shard_total = 1 OR t.parent_id IS NOT NULL)
       RETURNING t.task_id, t.attempt""";
 
   private static final String ACK = LEASE + """
@@ -159,13 +160,25 @@ public final class ExecutionStore {
        WHERE status IN ('DISPATCHING','RUNNING') AND executor_id = $1
        LIMIT $2""";
 
+  /**
+   * Tasks waiting for an executor: READY ones (released by an executor, or rescued) and due DELAYED
+   * ones the claim read but the dispatch could not hold (memory cap). Two index-friendly halves.
+   */
   private static final String LOAD_READY = """
-      SELECT task_id, task_type, processor, priority, trigger_time, timeout_ms, payload::text AS payload,
-             retry_count, max_retry, shard_total, shard_index
-        FROM tasks
-       WHERE status = 'READY' AND processor = ANY($2) AND (shard_total = 1 OR parent_id IS NOT NULL)
-       ORDER BY priority DESC, trigger_time, task_id
-       LIMIT $1""";
+      (SELECT task_id, task_type, processor, priority, trigger_time, timeout_ms, payload::text AS payload,
+              retry_count, max_retry, shard_total, shard_index
+         FROM tasks
+        WHERE status = 'READY' AND processor = ANY($2) AND (shard_total = 1 OR parent_id IS NOT NULL)
+        ORDER BY priority DESC, trigger_time, task_id
+        LIMIT $1)
+      UNION ALL
+      (SELECT task_id, task_type, processor, priority, trigger_time, timeout_ms, payload::text AS payload,
+              retry_count, max_retry, shard_total, shard_index
+         FROM tasks
+        WHERE status = 'DELAYED' AND trigger_time <= now() AND trigger_time >= now() - interval '1 day'
+          AND processor = ANY($2) AND (shard_total = 1 OR parent_id IS NOT NULL)
+        ORDER BY trigger_time
+        LIMIT $1)""";
 
   private final Pool pool;
 

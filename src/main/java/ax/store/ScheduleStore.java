@@ -19,8 +19,9 @@ import java.util.List;
  * a guarded update; claims are additionally fenced by the leader lease (holder + epoch + not expired),
  * so a node that lost leadership claims nothing.
  *
- * <p>Processor tasks are moved DELAYED → READY when due and handed to the leader's executor dispatch
- * ({@link ExecutionStore}); the loader and the claim leave READY processor tasks alone.
+ * <p>Due processor tasks are read by the claim and handed to the leader's executor dispatch
+ * ({@link ExecutionStore}), which writes them DELAYED/READY → DISPATCHING; the loader leaves READY
+ * processor tasks (released by an executor) to the dispatch's own top-up.
  */
 public final class ScheduleStore {
 
@@ -38,33 +39,46 @@ public final class ScheduleStore {
 
   /**
    * Claims a batch in one round trip. HTTP targets go DELAYED/READY → DISPATCHING → RUNNING in one
-   * write, because the in-process HTTP invoker acknowledges at once; processor tasks only become READY.
-   * The lease row is share-locked so a takeover cannot commit between our check and our claim.
+   * write, because the in-process HTTP invoker acknowledges at once. Due processor tasks are only
+   * <em>read</em> (same lease fence): the executor dispatch moves them DELAYED → DISPATCHING itself when
+   * an executor has room, so a processor task costs one write less; while they wait for room they stay
+   * DELAYED (due) in PostgreSQL. The lease row is share-locked so a takeover cannot commit between our
+   * check and our claim.
    */
   private static final String CLAIM_DUE = """
       WITH lease AS (
         SELECT epoch FROM leases
          WHERE name = $2 AND holder = $3 AND epoch = $4 AND expires_at > now()
          FOR SHARE
+      ), http AS (
+        UPDATE tasks t SET
+          status         = 'RUNNING',
+          attempt        = t.attempt + 1,
+          epoch          = lease.epoch,
+          last_run_node  = $5,
+          started_at     = now(),
+          lease_deadline = now() + t.timeout_ms * interval '1 millisecond',
+          updated_at     = now()
+          FROM lease
+         WHERE t.task_id = ANY($1)
+           AND t.status IN ('DELAYED','READY')
+           AND t.callback_url IS NOT NULL
+           AND t.trigger_time <= now()
+        RETURNING t.task_id, t.status, t.attempt, t.api_key, t.task_type, t.trigger_time, t.priority,
+                  t.payload::text AS payload, t.callback_url, t.timeout_ms, t.retry_count, t.max_retry,
+                  t.processor, t.shard_total, t.shard_index
       )
-      UPDATE tasks t SET
-        status         = CASE WHEN t.callback_url IS NOT NULL THEN 'RUNNING' ELSE 'READY' END,
-        attempt        = CASE WHEN t.callback_url IS NOT NULL THEN t.attempt + 1 ELSE t.attempt END,
-        epoch          = lease.epoch,
-        last_run_node  = CASE WHEN t.callback_url IS NOT NULL THEN $5 ELSE t.last_run_node END,
-        started_at     = CASE WHEN t.callback_url IS NOT NULL THEN now() ELSE t.started_at END,
-        lease_deadline = CASE WHEN t.callback_url IS NOT NULL
-                              THEN now() + t.timeout_ms * interval '1 millisecond' END,
-        updated_at     = now()
-        FROM lease
+      SELECT * FROM http
+      UNION ALL
+      SELECT t.task_id, t.status, t.attempt, t.api_key, t.task_type, t.trigger_time, t.priority,
+             t.payload::text AS payload, t.callback_url, t.timeout_ms, t.retry_count, t.max_retry,
+             t.processor, t.shard_total, t.shard_index
+        FROM tasks t, lease
        WHERE t.task_id = ANY($1)
          AND t.status IN ('DELAYED','READY')
-         AND (t.status = 'DELAYED' OR t.callback_url IS NOT NULL)
+         AND t.processor IS NOT NULL
          AND (t.shard_total = 1 OR t.parent_id IS NOT NULL)
-         AND t.trigger_time <= now()
-      RETURNING t.task_id, t.status, t.attempt, t.api_key, t.task_type, t.trigger_time, t.priority,
-                t.payload::text AS payload, t.callback_url, t.timeout_ms, t.retry_count, t.max_retry,
-                t.processor, t.shard_total, t.shard_index""";
+         AND t.trigger_time <= now()""";
 
   /** Tasks of a fired batch that the claim skipped because the database says they are not due yet. */
   private static final String NOT_YET_DUE = """
@@ -160,7 +174,7 @@ public final class ScheduleStore {
       List<ClaimedTask> out = new ArrayList<>(rows.rowCount());
       List<ReadyTask> ready = new ArrayList<>();
       for (Row r : rows) {
-        if (!"RUNNING".equals(r.getString("status"))) {
+        if (r.getString("processor") != null) {
           ready.add(new ReadyTask(r.getLong("task_id"), r.getString("task_type"), r.getString("processor"),
               r.getShort("priority"), Times.toMillis(r.getOffsetDateTime("trigger_time")), r.getInteger("timeout_ms"),
               r.getString("payload"), r.getShort("retry_count"), r.getShort("max_retry"), r.getInteger("shard_total"),

@@ -65,7 +65,10 @@ class ExecutionStoreTest {
   }
 
   @Test
-  void dispatchTakesReadyTasksOnceWithANewAttempt() {
+  void dispatchTakesDueTasksOnceWithANewAttemptButNeverAFutureOne() {
+    NewTask future = StoreFixture.processorTask(db.dbNow() + 60_000, TaskStatus.DELAYED);
+    tasks.insert(future).await();
+    assertTrue(store.dispatch(new long[] {future.taskId()}, "ex-1", 2_000, fence).await().isEmpty());
     NewTask t = ready();
     List<Dispatched> first = store.dispatch(new long[] {t.taskId()}, "ex-1", 2_000, fence).await();
     assertEquals(List.of(new Dispatched(t.taskId(), 1)), first);

@@ -103,12 +103,17 @@ class ScheduleStoreTest {
   }
 
   @Test
-  void processorTasksBecomeReadyWhenDueAndAreNotClaimedForHttp() {
+  void dueProcessorTasksAreReadForTheExecutorDispatchWithoutAWrite() {
     long now = db.dbNow();
     NewTask p = insert(StoreFixture.processorTask(now - 5, TaskStatus.DELAYED));
-    assertTrue(store.claimDue(new long[] {p.taskId()}, fence).await().http().isEmpty());
-    assertEquals(TaskStatus.READY, tasks.find("tenant-a", p.taskId()).await().orElseThrow().status());
-    assertTrue(store.loadPending(0, 0, now + 60_000, 10).await().isEmpty(), "READY processor tasks wait for executors");
+    NewTask later = insert(StoreFixture.processorTask(now + 60_000, TaskStatus.DELAYED));
+    ScheduleStore.Claimed claimed = store.claimDue(new long[] {p.taskId(), later.taskId()}, fence).await();
+    assertTrue(claimed.http().isEmpty());
+    assertEquals(List.of(p.taskId()), claimed.ready().stream().map(r -> r.taskId()).toList(), "only the due one");
+    assertEquals(TaskStatus.DELAYED, tasks.find("tenant-a", p.taskId()).await().orElseThrow().status(),
+        "the executor dispatch writes it (DELAYED → DISPATCHING) when an executor has room");
+    Fence stale = new Fence(fence.leaseName(), fence.holder(), fence.epoch() + 1, fence.nodeId());
+    assertTrue(store.claimDue(new long[] {p.taskId()}, stale).await().ready().isEmpty(), "fenced like a claim");
   }
 
   @Test
