@@ -63,10 +63,6 @@ public final class ReadyQueue {
     }
   }
 
-  public boolean isKnown(long taskId) {
-    return known.contains(taskId);
-  }
-
   /** Processors that have tasks waiting. */
   public List<String> processorsWaiting() {
     List<String> out = new ArrayList<>();

@@ -30,10 +30,6 @@ public final class ExecutorRegistry {
     this.heartbeatMs = heartbeatMs;
   }
 
-  public long heartbeatMs() {
-    return heartbeatMs;
-  }
-
   /** What a registration asked for, already validated by the message parser. */
   public record Registration(String executorId, Set<String> processors, Map<String, Integer> capacity, int buffer,
                              String zone) {

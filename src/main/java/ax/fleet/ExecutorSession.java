@@ -18,7 +18,6 @@ public final class ExecutorSession {
   private final int threads;
   private final int buffer;
   private final String zone;
-  private final long registeredAtMs;
 
   State state = State.REGISTERED;
   long lastHeartbeatMs;
@@ -41,7 +40,6 @@ public final class ExecutorSession {
     this.threads = capacity.values().stream().mapToInt(Integer::intValue).sum();
     this.buffer = buffer;
     this.zone = zone;
-    this.registeredAtMs = nowMs;
     this.lastHeartbeatMs = nowMs;
   }
 
@@ -71,10 +69,6 @@ public final class ExecutorSession {
 
   public int outstanding() {
     return outstanding;
-  }
-
-  public long registeredAtMs() {
-    return registeredAtMs;
   }
 
   /**

@@ -84,7 +84,6 @@ public final class AxNode {
   private String leaderDeployment;
   private String apiDeployment;
   private String bridgeDeployment;
-  private volatile BridgeVerticle bridge;
 
   public AxNode(AxConfig config) {
     this.config = config;
@@ -214,13 +213,9 @@ public final class AxNode {
       LOG.info("no AX_EXECUTOR_JWT_SECRET: the executor bridge is off (HTTP targets only)");
       return Future.succeededFuture("");
     }
-    bridge = new BridgeVerticle(ex.bridgeHost(), config.bridgePort(), ex.maxFrameBytes(),
+    BridgeVerticle bridge = new BridgeVerticle(ex.bridgeHost(), config.bridgePort(), ex.maxFrameBytes(),
         ExecutorTokens.verifier(vertx, ex.jwtSecret()), metrics);
     return vertx.deployVerticle(bridge).onSuccess(id -> bridgeDeployment = id);
-  }
-
-  public int bridgePort() {
-    return bridge == null ? -1 : bridge.actualPort();
   }
 
   /** The project's openapi.yaml, packaged into the jar by the build. */

@@ -2,7 +2,6 @@ package ax.store;
 
 import ax.delivery.ReadyTask;
 import ax.dispatch.Completion;
-import ax.store.ScheduleStore.Applied;
 import ax.store.ScheduleStore.Fence;
 import io.vertx.core.Future;
 import io.vertx.sqlclient.Pool;
@@ -195,7 +194,7 @@ public final class ExecutionStore {
   }
 
   public Future<List<Dispatched>> dispatch(long[] taskIds, String executorId, long ackTimeoutMs, Fence fence) {
-    Tuple p = fenced(fence).addValue(boxed(taskIds)).addValue(executorId).addValue(fence.nodeId()).addValue(ackTimeoutMs);
+    Tuple p = fenced(fence).addValue(SqlArrays.boxed(taskIds)).addValue(executorId).addValue(fence.nodeId()).addValue(ackTimeoutMs);
     return pool.preparedQuery(DISPATCH).execute(p).map(rows -> {
       List<Dispatched> out = new ArrayList<>(rows.rowCount());
       for (Row r : rows) {
@@ -222,9 +221,6 @@ public final class ExecutionStore {
   /** An outcome applied: the task's new status, and (SUCCESS) the stored result. */
   public record Settled(long taskId, String status, long triggerTimeMs, int priority, String resultJson, String error,
                         Long parentId) {
-    public Applied applied() {
-      return new Applied(taskId, status, triggerTimeMs, priority);
-    }
   }
 
   public Future<List<Settled>> complete(List<Completion> batch, String executorId, Fence fence) {
@@ -272,7 +268,7 @@ public final class ExecutionStore {
 
   /** Retry state of the given tasks, where the executor still holds them. */
   public Future<List<Held>> retryState(long[] taskIds, String executorId) {
-    return pool.preparedQuery(RETRY_STATE).execute(Tuple.of(boxed(taskIds), executorId)).map(ExecutionStore::held);
+    return pool.preparedQuery(RETRY_STATE).execute(Tuple.of(SqlArrays.boxed(taskIds), executorId)).map(ExecutionStore::held);
   }
 
   /** Everything the executor holds (it was declared OFFLINE: these go through the retry policy). */
@@ -311,13 +307,5 @@ public final class ExecutionStore {
       attempts[i] = tasks.get(i).attempt();
     }
     return fenced(fence).addValue(ids).addValue(attempts).addValue(executorId);
-  }
-
-  private static Long[] boxed(long[] ids) {
-    Long[] out = new Long[ids.length];
-    for (int i = 0; i < ids.length; i++) {
-      out[i] = ids[i];
-    }
-    return out;
   }
 }

@@ -169,7 +169,7 @@ public final class ScheduleStore {
   }
 
   public Future<Claimed> claimDue(long[] taskIds, Fence fence) {
-    Tuple params = Tuple.of(boxed(taskIds), fence.leaseName(), fence.holder(), fence.epoch(), fence.nodeId());
+    Tuple params = Tuple.of(SqlArrays.boxed(taskIds), fence.leaseName(), fence.holder(), fence.epoch(), fence.nodeId());
     return pool.preparedQuery(CLAIM_DUE).execute(params).map(rows -> {
       List<ClaimedTask> out = new ArrayList<>(rows.rowCount());
       List<ReadyTask> ready = new ArrayList<>();
@@ -191,7 +191,7 @@ public final class ScheduleStore {
   }
 
   public Future<List<ScheduledTask>> notYetDue(long[] taskIds) {
-    return pool.preparedQuery(NOT_YET_DUE).execute(Tuple.of((Object) boxed(taskIds))).map(ScheduleStore::toScheduled);
+    return pool.preparedQuery(NOT_YET_DUE).execute(Tuple.of((Object) SqlArrays.boxed(taskIds))).map(ScheduleStore::toScheduled);
   }
 
   /** Returns the tasks whose outcome was applied, with their new status and trigger time. */
@@ -250,14 +250,6 @@ public final class ScheduleStore {
     for (Row r : rows) {
       OffsetDateTime t = r.getOffsetDateTime("trigger_time");
       out.add(new ScheduledTask(r.getLong("task_id"), Times.toMillis(t), r.getShort("priority")));
-    }
-    return out;
-  }
-
-  private static Long[] boxed(long[] ids) {
-    Long[] out = new Long[ids.length];
-    for (int i = 0; i < ids.length; i++) {
-      out[i] = ids[i];
     }
     return out;
   }
