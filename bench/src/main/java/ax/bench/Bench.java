@@ -59,8 +59,10 @@ public final class Bench {
                  --n 300
         executors  N processor tasks due at one instant, run by executor processes over the bridge
                  (noop); drain time, executions/s, claim→ack overhead per task; each must run once
-                 --n 50000 --executors 2 --buffer 256 --warmup-bursts 2 --warmup-n 20000 --lead-s 90
+                 --n 50000 --executors 2 --buffer 256 --warmup-bursts 4 --warmup-n 50000 --bursts 3 --lead-s 15
                  --drain-timeout-s 120
+                 [--executor-jfr DIR: each executor records a JFR profile to DIR/<id>.jfr; profile the
+                  scheduler with --env JAVA_TOOL_OPTIONS=-XX:StartFlightRecording=filename=F,...]
         compare  ax vs db-scheduler vs Quartz on the same PostgreSQL + pgbench's ceiling; writes
                  results/<date>/compare.md and PNG charts (bench/README.md "compare")
                  --n 20000 --window-s 60 --warmup-n 5000 --threads 4 --chunk 1000 --drain-timeout-s 180
@@ -147,9 +149,10 @@ public final class Bench {
         case "memory" -> memory(h);
         case "smoke" -> smoke(h);
         case "executors" -> new ExecutorBurst(h, o.has("jar") ? Path.of(o.string("jar", null)).toAbsolutePath()
-            : benchDir.resolve("../target/ax.jar").normalize(), jwtSecret, bridgePort, o.intValue("buffer", 256))
-            .run(o.intValue("executors", 2), o.intValue("n", 50_000), o.intValue("warmup-bursts", 2),
-                o.intValue("warmup-n", 20_000), o.longValue("lead-s", 90) * 1000,
+            : benchDir.resolve("../target/ax.jar").normalize(), jwtSecret, bridgePort, o.intValue("buffer", 256),
+            o.has("executor-jfr") ? Path.of(o.string("executor-jfr", null)).toAbsolutePath() : null)
+            .run(o.intValue("executors", 2), o.intValue("n", 50_000), o.intValue("warmup-bursts", 4),
+                o.intValue("warmup-n", 50_000), o.intValue("bursts", 3), o.longValue("lead-s", 15) * 1000,
                 o.longValue("drain-timeout-s", 120) * 1000);
         default -> throw new IllegalStateException(scenario);
       }

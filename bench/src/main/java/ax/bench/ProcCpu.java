@@ -33,4 +33,29 @@ final class ProcCpu {
     }
     return total;
   }
+
+  /**
+   * CPU seconds so far of the JIT compiler threads of one JVM ("C1 CompilerThre…", "C2 CompilerThre…"):
+   * a drain during which they still burn CPU measures a JVM that is not warmed up yet.
+   */
+  static double jitSeconds(long pid) {
+    double total = 0;
+    try (Stream<Path> threads = Files.list(Path.of("/proc", Long.toString(pid), "task"))) {
+      for (Path t : (Iterable<Path>) threads::iterator) {
+        try {
+          String stat = Files.readString(t.resolve("stat"));
+          String comm = stat.substring(stat.indexOf('(') + 1, stat.lastIndexOf(')'));
+          if (comm.startsWith("C1 Compiler") || comm.startsWith("C2 Compiler")) {
+            String[] f = stat.substring(stat.lastIndexOf(')') + 2).split(" ");
+            total += (Long.parseLong(f[11]) + Long.parseLong(f[12])) / 100.0;
+          }
+        } catch (IOException | RuntimeException gone) {
+          // the thread ended while we listed
+        }
+      }
+    } catch (IOException e) {
+      return Double.NaN;
+    }
+    return total;
+  }
 }
