@@ -10,6 +10,8 @@ import io.vertx.sqlclient.RowSet;
 import io.vertx.sqlclient.Tuple;
 
 import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.Comparator;
 import java.util.List;
 
 /**
@@ -18,8 +20,16 @@ import java.util.List;
  * executor for that same attempt. Every write is fenced twice: by the leader lease (a deposed leader
  * changes nothing) and by executor id + attempt (a late or foreign result changes nothing).
  *
- * <p>Writes that touch many rows lock them in task-id order first ({@code locked}): an ack, a result
- * batch and a release for overlapping tasks can run at once, and unordered row locks deadlock.
+ * <p>Writes that touch many rows lock them in task-id order: an ack, a result batch and a release for
+ * overlapping tasks can run at once, and unordered row locks deadlock. Every batch is sorted by task id
+ * here, and each statement is driven by that array — an {@code unnest} in a nested loop over the
+ * primary key (the plan PostgreSQL picks for a few hundred ids against a large table) — so rows are
+ * locked in the order they are found. The ack write, which overlaps result writes most, does not wait
+ * at all ({@link #ACK}). Should two writers still deadlock, PostgreSQL aborts one after
+ * {@code deadlock_timeout} and its caller's failure path covers it (tasks stay READY, results are
+ * re-sent, recovery rescues the rest). (An earlier version locked them first with a separate
+ * {@code SELECT … ORDER BY task_id FOR UPDATE} pass: a second lock, WAL record and dirty page per row,
+ * about a fifth of the result write's cost; see README "Performance".)
  *
  * <p>A DISPATCHING task's deadline is the ack timeout <em>plus</em> its run timeout: if the leader dies
  * after the executor acked but before RUNNING was written, the executor is running it, and the
@@ -35,9 +45,6 @@ public final class ExecutionStore {
       )""";
 
   private static final String DISPATCH = LEASE + """
-      , locked AS MATERIALIZED (
-        SELECT task_id FROM tasks WHERE task_id = ANY($4) ORDER BY task_id FOR UPDATE
-      )
       UPDATE tasks t SET
         status         = 'DISPATCHING',
         attempt        = t.attempt + 1,
@@ -46,14 +53,19 @@ public final class ExecutionStore {
         last_run_node  = $6,
         lease_deadline = now() + ($7 + t.timeout_ms) * interval '1 millisecond',
         updated_at     = now()
-        FROM lease, locked
-       WHERE t.task_id = locked.task_id AND t.status IN ('READY','DELAYED') AND t.trigger_time <= now()
+        FROM lease, unnest($4::bigint[]) AS v(task_id)
+       WHERE t.task_id = v.task_id AND t.status IN ('READY','DELAYED') AND t.trigger_time <= now()
          AND t.processor IS NOT NULL AND (t.shard_total = 1 OR t.parent_id IS NOT NULL)
       RETURNING t.task_id, t.attempt""";
 
+  /**
+   * RUNNING is informative (the DISPATCHING deadline already covers ack + run), so the ack write never
+   * waits for a row: one a result write holds is finishing anyway and is skipped. Waiting here deadlocked
+   * with result writes under load (bench, executor buffer 1024), ordered arrays notwithstanding.
+   */
   private static final String ACK = LEASE + """
       , locked AS MATERIALIZED (
-        SELECT task_id FROM tasks WHERE task_id = ANY($4) ORDER BY task_id FOR UPDATE
+        SELECT task_id FROM tasks WHERE task_id = ANY($4) ORDER BY task_id FOR UPDATE SKIP LOCKED
       )
       UPDATE tasks t SET
         status         = 'RUNNING',
@@ -65,16 +77,13 @@ public final class ExecutionStore {
          AND t.status = 'DISPATCHING' AND t.executor_id = $6""";
 
   private static final String RELEASE = LEASE + """
-      , locked AS MATERIALIZED (
-        SELECT task_id FROM tasks WHERE task_id = ANY($4) ORDER BY task_id FOR UPDATE
-      )
       UPDATE tasks t SET
         status         = 'READY',
         executor_id    = NULL,
         lease_deadline = NULL,
         updated_at     = now()
-        FROM lease, locked, unnest($4::bigint[], $5::int[]) AS v(task_id, attempt)
-       WHERE t.task_id = locked.task_id AND t.task_id = v.task_id AND t.attempt = v.attempt
+        FROM lease, unnest($4::bigint[], $5::int[]) AS v(task_id, attempt)
+       WHERE t.task_id = v.task_id AND t.attempt = v.attempt
          AND t.status = 'DISPATCHING' AND t.executor_id = $6
       RETURNING t.task_id""";
 
@@ -83,8 +92,6 @@ public final class ExecutionStore {
         SELECT * FROM unnest($4::bigint[], $5::int[], $6::text[], $7::text[], $8::text[], $9::int[],
                              $10::bigint[], $11::text[])
                  AS v(task_id, attempt, status, result, error, retry_count, next_trigger_ms, outcome)
-      ), locked AS MATERIALIZED (
-        SELECT task_id FROM tasks WHERE task_id = ANY($4) ORDER BY task_id FOR UPDATE
       ), done AS (
         UPDATE tasks t SET
           status         = v.status,
@@ -98,8 +105,8 @@ public final class ExecutionStore {
           finished_at    = CASE WHEN v.status IN ('SUCCESS','FAILED') THEN now() END,
           lease_deadline = NULL,
           updated_at     = now()
-          FROM v, lease, locked
-         WHERE t.task_id = locked.task_id AND t.task_id = v.task_id AND t.attempt = v.attempt AND t.executor_id = $12
+          FROM v, lease
+         WHERE t.task_id = v.task_id AND t.attempt = v.attempt AND t.executor_id = $12
            AND t.status IN ('DISPATCHING','RUNNING')
         RETURNING t.task_id, t.attempt, t.status, t.trigger_time, t.priority, t.last_run_node, t.started_at,
                   t.result::text AS result, v.outcome, v.error, t.parent_id
@@ -194,7 +201,9 @@ public final class ExecutionStore {
   }
 
   public Future<List<Dispatched>> dispatch(long[] taskIds, String executorId, long ackTimeoutMs, Fence fence) {
-    Tuple p = fenced(fence).addValue(SqlArrays.boxed(taskIds)).addValue(executorId).addValue(fence.nodeId()).addValue(ackTimeoutMs);
+    long[] sorted = taskIds.clone();
+    Arrays.sort(sorted);
+    Tuple p = fenced(fence).addValue(SqlArrays.boxed(sorted)).addValue(executorId).addValue(fence.nodeId()).addValue(ackTimeoutMs);
     return pool.preparedQuery(DISPATCH).execute(p).map(rows -> {
       List<Dispatched> out = new ArrayList<>(rows.rowCount());
       for (Row r : rows) {
@@ -224,7 +233,7 @@ public final class ExecutionStore {
   }
 
   public Future<List<Settled>> complete(List<Completion> batch, String executorId, Fence fence) {
-    Tuple p = CompletionColumns.appendTo(fenced(fence), batch).addValue(executorId);
+    Tuple p = CompletionColumns.appendTo(fenced(fence), byTaskId(batch)).addValue(executorId);
     return pool.preparedQuery(COMPLETE).execute(p).map(rows -> {
       List<Settled> out = new ArrayList<>(rows.rowCount());
       for (Row r : rows) {
@@ -299,7 +308,15 @@ public final class ExecutionStore {
     return out;
   }
 
-  private static Tuple pairs(Fence fence, List<Dispatched> tasks, String executorId) {
+  private static List<Completion> byTaskId(List<Completion> batch) {
+    List<Completion> sorted = new ArrayList<>(batch);
+    sorted.sort(Comparator.comparingLong(Completion::taskId));
+    return sorted;
+  }
+
+  private static Tuple pairs(Fence fence, List<Dispatched> unsorted, String executorId) {
+    List<Dispatched> tasks = new ArrayList<>(unsorted);
+    tasks.sort(Comparator.comparingLong(Dispatched::taskId));
     Long[] ids = new Long[tasks.size()];
     Integer[] attempts = new Integer[tasks.size()];
     for (int i = 0; i < ids.length; i++) {

@@ -13,7 +13,11 @@ import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
+import io.vertx.sqlclient.SqlConnection;
+import io.vertx.sqlclient.Transaction;
+
 import java.util.List;
+import java.util.concurrent.TimeUnit;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -117,6 +121,50 @@ class ExecutionStoreTest {
     assertEquals(1, store.complete(List.of(ok), "ex-1", fence).await().size());
     assertEquals(0, store.acked(List.of(d), "ex-1", fence).await(), "the late ack does not resurrect it");
     assertEquals(TaskStatus.SUCCESS, status(t));
+  }
+
+  @Test
+  void theAckNeverWaitsForARowAResultWriteHolds() throws Exception {
+    NewTask held = ready();
+    NewTask free = ready();
+    // Given in descending order: the store sorts every batch by task id before writing.
+    List<Dispatched> both = store.dispatch(new long[] {free.taskId(), held.taskId()}, "ex-1", 2_000, fence).await();
+    assertEquals(2, both.size());
+    SqlConnection resultWriter = db.pool.getConnection().await();
+    try {
+      Transaction tx = resultWriter.begin().await();
+      resultWriter.query("SELECT 1 FROM tasks WHERE task_id = " + held.taskId() + " FOR UPDATE").execute().await();
+      int acked = store.acked(both, "ex-1", fence).toCompletionStage().toCompletableFuture().get(5, TimeUnit.SECONDS);
+      assertEquals(1, acked, "the row another transaction holds is skipped, not waited for");
+      tx.rollback().await();
+    } finally {
+      resultWriter.close().await();
+    }
+    assertEquals(TaskStatus.RUNNING, status(free));
+    assertEquals(TaskStatus.DISPATCHING, status(held), "still covered by its DISPATCHING deadline");
+  }
+
+  @Test
+  void overlappingAcksAndResultBatchesInAnyOrderAllSettle() {
+    List<NewTask> batch = new java.util.ArrayList<>();
+    for (int i = 0; i < 60; i++) {
+      batch.add(ready());
+    }
+    long[] ids = batch.stream().mapToLong(NewTask::taskId).toArray();
+    List<Dispatched> out = store.dispatch(ids, "ex-1", 2_000, fence).await();
+    assertEquals(60, out.size());
+    List<Dispatched> reversed = new java.util.ArrayList<>(out);
+    java.util.Collections.reverse(reversed);
+    List<Completion> results = reversed.stream()
+        .map(d -> OUTCOMES.succeeded(d.taskId(), d.attempt(), 0, null)).toList();
+    // Two result batches and two acks over the same rows at once, as the leader can issue them.
+    var all = io.vertx.core.Future.all(store.complete(results.subList(0, 40), "ex-1", fence),
+        store.acked(reversed, "ex-1", fence), store.complete(results.subList(20, 60), "ex-1", fence),
+        store.acked(out, "ex-1", fence));
+    all.await();
+    assertEquals(60, db.pool.query("SELECT 1 FROM tasks WHERE status = 'SUCCESS'").execute().await().rowCount());
+    assertEquals(60, db.pool.query("SELECT 1 FROM task_attempts").execute().await().rowCount(),
+        "one attempt row per task, though 20 results were sent twice");
   }
 
   @Test
