@@ -11,7 +11,9 @@ import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
+import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Function;
 import java.util.logging.Level;
@@ -29,7 +31,7 @@ import java.util.logging.Logger;
  */
 final class ResultBatcher {
   private static final Logger LOG = Logger.getLogger(ResultBatcher.class.getName());
-  static final int MAX_BATCH = 100;
+  static final int MAX_BATCH = 256;
   static final long LINGER_MS = 5;
   /** Leaves room under the 1 MiB frame limit for the envelope. */
   static final int MAX_BATCH_BYTES = 900 * 1024;
@@ -43,6 +45,9 @@ final class ResultBatcher {
   private final ExecutorStats stats;
 
   private final ArrayDeque<TaskResult> pending = new ArrayDeque<>();
+  /** Results handed over by worker threads, not yet taken by the event loop. */
+  private final ConcurrentLinkedQueue<TaskResult> arrivals = new ConcurrentLinkedQueue<>();
+  private final AtomicBoolean takeScheduled = new AtomicBoolean();
   /** Keys queued or on the wire, so a re-sent dedupe outcome is not queued twice. */
   private final Set<DedupeKey> held = new HashSet<>();
   /** Submitted but not yet answered for; counted from any thread so drain sees results still on their way. */
@@ -57,15 +62,35 @@ final class ResultBatcher {
     this.stats = stats;
   }
 
-  /** Hands a result over from any thread. */
+  /**
+   * Hands a result over from any thread. Results gather in {@link #arrivals} and the event loop takes
+   * them all in one task: one wake-up per gathering instead of one per result (at thousands of no-op
+   * tasks a second, waking the event loop for each result was a syscall and a context switch each).
+   */
   void submit(TaskResult result) {
     outstanding.incrementAndGet();
-    try {
-      context.runOnContext(v -> add(result));
-    } catch (RejectedExecutionException e) {
-      // The executor was closed while this task ran; the scheduler rescues the attempt.
-      outstanding.decrementAndGet();
-      LOG.fine(() -> "executor closed, dropping the result of task " + result.taskId());
+    arrivals.add(result);
+    if (takeScheduled.compareAndSet(false, true)) {
+      try {
+        context.runOnContext(v -> takeArrivals());
+      } catch (RejectedExecutionException e) {
+        // The executor was closed while this task ran; the scheduler rescues the attempt.
+        takeScheduled.set(false);
+        TaskResult dropped;
+        while ((dropped = arrivals.poll()) != null) {
+          outstanding.decrementAndGet();
+          String id = dropped.taskId();
+          LOG.fine(() -> "executor closed, dropping the result of task " + id);
+        }
+      }
+    }
+  }
+
+  private void takeArrivals() {
+    takeScheduled.set(false); // before polling: a result added after this schedules another pass
+    TaskResult r;
+    while ((r = arrivals.poll()) != null) {
+      add(r);
     }
   }
 
@@ -107,6 +132,9 @@ final class ResultBatcher {
         inFlight--;
         if (ar.succeeded()) {
           settle(batch, ar.result());
+          // Results that queued behind the in-flight cap go now, not at the next result or heartbeat
+          // (up to heartbeat_ms later: the slow tail of a burst, ResultBatcherTest).
+          flush();
         } else {
           requeue(batch, ar.cause());
         }
