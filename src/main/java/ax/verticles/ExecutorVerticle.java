@@ -560,17 +560,18 @@ public final class ExecutorVerticle extends VerticleBase {
     if (!leading() || toppingUp || ready.freeCapacity() == 0) {
       return;
     }
-    // Only for processors some executor serves right now, and only when none of the queued tasks can
-    // be dispatched: while they can, they go first anyway, and re-reading READY rows that are already
-    // queued cost PostgreSQL thousands of rows a second during a burst (JFR).
-    Set<String> served = registry.servedProcessors();
-    if (served.isEmpty() || ready.processorsWaiting().stream().anyMatch(p -> registry.candidates(p).stream()
-        .anyMatch(ax.fleet.ExecutorView::available))) {
+    // Only for processors some executor serves right now and that have nothing queued: queued tasks go
+    // first anyway, whether they can leave now or wait for room (and so would whatever a top-up read).
+    // Topping up processors that were merely waiting for room re-read 67 000 READY and due rows during
+    // a 90 000-task burst run (pg_stat_statements).
+    Set<String> toLoad = new HashSet<>(registry.servedProcessors());
+    ready.processorsWaiting().forEach(toLoad::remove);
+    if (toLoad.isEmpty()) {
       return;
     }
     toppingUp = true;
     long epoch = term.epoch();
-    store.loadReady(Math.min(TOP_UP_BATCH, ready.freeCapacity()), served).onComplete(ar -> {
+    store.loadReady(Math.min(TOP_UP_BATCH, ready.freeCapacity()), toLoad).onComplete(ar -> {
       toppingUp = false;
       if (!leading() || term.epoch() != epoch) {
         return;
