@@ -461,12 +461,12 @@ public final class ExecutorVerticle extends VerticleBase {
         attempts.add(d.attempt());
         inFlight.put(d.taskId(), new InFlight(executorId, d.attempt(), t.retryCount(), t.maxRetry()));
       }
-      push(session, sent, dispatched, attempts, epoch, started);
+      push(session, sent, dispatched, attempts, epoch, started, System.nanoTime() - started);
     });
   }
 
   private void push(ExecutorSession session, List<ReadyTask> sent, List<Dispatched> dispatched, List<Integer> attempts,
-                    long epoch, long started) {
+                    long epoch, long started, long writeNanos) {
     String executorId = session.executorId();
     JsonObject body = ExecutorMessages.dispatch(epoch, sent, attempts);
     vertx.eventBus().request(Addresses.executorInbox(executorId), body,
@@ -483,7 +483,7 @@ public final class ExecutorVerticle extends VerticleBase {
               LOG.warning("executor " + executorId + " sent a malformed ack: " + e.getMessage());
               accepted = Set.of();
             }
-            metrics.recordDispatch(dispatched.size(), System.nanoTime() - started);
+            metrics.recordDispatch(dispatched.size(), System.nanoTime() - started, writeNanos);
           } else {
             LOG.warning("executor " + executorId + " did not ack " + dispatched.size() + " tasks: "
                 + ar.cause().getMessage() + "; they go back to READY");
