@@ -7,12 +7,37 @@ import java.util.List;
 
 /**
  * A batch of {@link Completion}s as the eight parallel arrays the outcome statements unnest
- * ({@code task_id, attempt, status, result, error, retry_count, next_trigger_ms, outcome}), shared by
- * the HTTP path ({@link ScheduleStore}) and the executor path ({@link ExecutionStore}).
+ * ({@code task_id, attempt, status, result, error, retry_count, next_trigger_ms, outcome}), and the SQL
+ * that reads them, shared by the HTTP path ({@link ScheduleStore}) and the executor path
+ * ({@link ExecutionStore}) so an outcome means the same thing on both.
  */
 final class CompletionColumns {
   private CompletionColumns() {
   }
+
+  /** The CTE {@code v} over the eight arrays, bound from parameter {@code $first} on. */
+  static String unnestAsV(int first) {
+    StringBuilder p = new StringBuilder();
+    String[] types = {"bigint", "int", "text", "text", "text", "int", "bigint", "text"};
+    for (int i = 0; i < types.length; i++) {
+      p.append(i == 0 ? "" : ", ").append('$').append(first + i).append("::").append(types[i]).append("[]");
+    }
+    return "v AS (\n  SELECT * FROM unnest(" + p
+        + ")\n         AS v(task_id, attempt, status, result, error, retry_count, next_trigger_ms, outcome)\n)";
+  }
+
+  /** The columns an outcome sets on {@code tasks t} from {@code v} (finished_at only when terminal). */
+  static final String SET_OUTCOME = """
+          status         = v.status,
+          result         = v.result::jsonb,
+          error          = v.error,
+          retry_count    = v.retry_count,
+          trigger_time   = CASE WHEN v.next_trigger_ms >= 0
+                                THEN timestamptz 'epoch' + v.next_trigger_ms * interval '1 millisecond'
+                                ELSE t.trigger_time END,
+          finished_at    = CASE WHEN v.status IN ('SUCCESS','FAILED') THEN now() END,
+          lease_deadline = NULL,
+          updated_at     = now()""";
 
   static Tuple appendTo(Tuple params, List<Completion> batch) {
     int n = batch.size();

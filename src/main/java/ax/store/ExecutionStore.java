@@ -88,23 +88,11 @@ public final class ExecutionStore {
       RETURNING t.task_id""";
 
   private static final String COMPLETE = LEASE + """
-      , v AS (
-        SELECT * FROM unnest($4::bigint[], $5::int[], $6::text[], $7::text[], $8::text[], $9::int[],
-                             $10::bigint[], $11::text[])
-                 AS v(task_id, attempt, status, result, error, retry_count, next_trigger_ms, outcome)
-      ), done AS (
+      , """ + CompletionColumns.unnestAsV(4) + """
+      , done AS (
         UPDATE tasks t SET
-          status         = v.status,
-          result         = v.result::jsonb,
-          error          = v.error,
-          retry_count    = v.retry_count,
-          trigger_time   = CASE WHEN v.next_trigger_ms >= 0
-                                THEN timestamptz 'epoch' + v.next_trigger_ms * interval '1 millisecond'
-                                ELSE t.trigger_time END,
-          started_at     = coalesce(t.started_at, now()),
-          finished_at    = CASE WHEN v.status IN ('SUCCESS','FAILED') THEN now() END,
-          lease_deadline = NULL,
-          updated_at     = now()
+          started_at     = coalesce(t.started_at, now()), -- no RUNNING write when the result came first
+      """ + CompletionColumns.SET_OUTCOME + """
           FROM v, lease
          WHERE t.task_id = v.task_id AND t.attempt = v.attempt AND t.executor_id = $12
            AND t.status IN ('DISPATCHING','RUNNING')
@@ -271,18 +259,14 @@ public final class ExecutionStore {
     });
   }
 
-  /** Attempt and retry budget of a task an executor holds. */
-  public record Held(long taskId, int attempt, int retryCount, int maxRetry) {
-  }
-
   /** Retry state of the given tasks, where the executor still holds them. */
-  public Future<List<Held>> retryState(long[] taskIds, String executorId) {
-    return pool.preparedQuery(RETRY_STATE).execute(Tuple.of(SqlArrays.boxed(taskIds), executorId)).map(ExecutionStore::held);
+  public Future<List<AttemptBudget>> retryState(long[] taskIds, String executorId) {
+    return pool.preparedQuery(RETRY_STATE).execute(Tuple.of(SqlArrays.boxed(taskIds), executorId)).map(AttemptBudget::from);
   }
 
   /** Everything the executor holds (it was declared OFFLINE: these go through the retry policy). */
-  public Future<List<Held>> heldBy(String executorId, int limit) {
-    return pool.preparedQuery(HELD_BY).execute(Tuple.of(executorId, limit)).map(ExecutionStore::held);
+  public Future<List<AttemptBudget>> heldBy(String executorId, int limit) {
+    return pool.preparedQuery(HELD_BY).execute(Tuple.of(executorId, limit)).map(AttemptBudget::from);
   }
 
   /** READY tasks of the given processors, highest priority and oldest first. */
@@ -297,15 +281,6 @@ public final class ExecutionStore {
       }
       return out;
     });
-  }
-
-  private static List<Held> held(RowSet<Row> rows) {
-    List<Held> out = new ArrayList<>(rows.rowCount());
-    for (Row r : rows) {
-      out.add(new Held(r.getLong("task_id"), r.getInteger("attempt"), r.getShort("retry_count"),
-          r.getShort("max_retry")));
-    }
-    return out;
   }
 
   private static List<Completion> byTaskId(List<Completion> batch) {

@@ -95,22 +95,10 @@ public final class ScheduleStore {
         SELECT epoch FROM leases
          WHERE name = $9 AND holder = $10 AND epoch = $11 AND expires_at > now()
          FOR SHARE
-      ), v AS (
-        SELECT * FROM unnest($1::bigint[], $2::int[], $3::text[], $4::text[], $5::text[], $6::int[],
-                             $7::bigint[], $8::text[])
-                 AS v(task_id, attempt, status, result, error, retry_count, next_trigger_ms, outcome)
-      ), done AS (
+      ), """ + CompletionColumns.unnestAsV(1) + """
+      , done AS (
         UPDATE tasks t SET
-          status         = v.status,
-          result         = v.result::jsonb,
-          error          = v.error,
-          retry_count    = v.retry_count,
-          trigger_time   = CASE WHEN v.next_trigger_ms >= 0
-                                THEN timestamptz 'epoch' + v.next_trigger_ms * interval '1 millisecond'
-                                ELSE t.trigger_time END,
-          finished_at    = CASE WHEN v.status IN ('SUCCESS','FAILED') THEN now() END,
-          lease_deadline = NULL,
-          updated_at     = now()
+      """ + CompletionColumns.SET_OUTCOME + """
           FROM v, lease
          WHERE t.task_id = v.task_id AND t.attempt = v.attempt AND t.status = 'RUNNING'
         RETURNING t.task_id, t.attempt, t.status, t.trigger_time, t.priority, t.last_run_node,
@@ -225,19 +213,9 @@ public final class ScheduleStore {
     return pool.query(RESCUE_UNACKED).execute().map(ScheduleStore::toScheduled);
   }
 
-  /** A RUNNING task whose deadline passed; the caller applies the retry policy. */
-  public record Overdue(long taskId, int attempt, int retryCount, int maxRetry) {
-  }
-
-  public Future<List<Overdue>> overdueRunning(long graceMs, int limit) {
-    return pool.preparedQuery(OVERDUE_RUNNING).execute(Tuple.of(graceMs, limit)).map(rows -> {
-      List<Overdue> out = new ArrayList<>(rows.rowCount());
-      for (Row r : rows) {
-        out.add(new Overdue(r.getLong("task_id"), r.getInteger("attempt"), r.getShort("retry_count"),
-            r.getShort("max_retry")));
-      }
-      return out;
-    });
+  /** RUNNING tasks whose deadline passed; the caller applies the retry policy. */
+  public Future<List<AttemptBudget>> overdueRunning(long graceMs, int limit) {
+    return pool.preparedQuery(OVERDUE_RUNNING).execute(Tuple.of(graceMs, limit)).map(AttemptBudget::from);
   }
 
   public Future<List<ScheduledTask>> overduePending(long lookbackMs, long graceMs, int limit) {

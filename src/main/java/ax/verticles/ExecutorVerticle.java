@@ -19,7 +19,7 @@ import ax.fleet.ExecutorSession;
 import ax.metrics.AxMetrics;
 import ax.store.ExecutionStore;
 import ax.store.ExecutionStore.Dispatched;
-import ax.store.ExecutionStore.Held;
+import ax.store.AttemptBudget;
 import ax.store.ExecutionStore.Settled;
 import ax.store.ScheduleStore.Fence;
 import ax.wheel.ScheduledTask;
@@ -290,20 +290,20 @@ public final class ExecutorVerticle extends VerticleBase {
   }
 
   /** Retry state from the database for results of tasks this leader did not dispatch. */
-  private Future<Map<Long, Held>> lookUp(List<ExecutorMessages.Result> unknown, String executorId) {
+  private Future<Map<Long, AttemptBudget>> lookUp(List<ExecutorMessages.Result> unknown, String executorId) {
     if (unknown.isEmpty()) {
       return Future.succeededFuture(Map.of());
     }
     long[] ids = unknown.stream().mapToLong(ExecutorMessages.Result::taskId).toArray();
     return store.retryState(ids, executorId).map(rows -> {
-      Map<Long, Held> out = new HashMap<>();
+      Map<Long, AttemptBudget> out = new HashMap<>();
       rows.forEach(h -> out.put(h.taskId(), h));
       return out;
     });
   }
 
   private Future<Set<Long>> apply(String executorId, List<ExecutorMessages.Result> known,
-                                  List<ExecutorMessages.Result> unknown, Map<Long, Held> held) {
+                                  List<ExecutorMessages.Result> unknown, Map<Long, AttemptBudget> held) {
     long now = clock.nowMillis();
     List<Completion> batch = new ArrayList<>(known.size() + unknown.size());
     int success = 0;
@@ -313,7 +313,7 @@ public final class ExecutorVerticle extends VerticleBase {
       success += r.success() ? 1 : 0;
     }
     for (ExecutorMessages.Result r : unknown) {
-      Held h = held.get(r.taskId());
+      AttemptBudget h = held.get(r.taskId());
       if (h != null && h.attempt() == r.attempt()) {
         batch.add(completion(r, h.retryCount(), h.maxRetry(), now));
         success += r.success() ? 1 : 0;
@@ -613,7 +613,7 @@ public final class ExecutorVerticle extends VerticleBase {
       }
       long now = clock.nowMillis();
       List<Completion> batch = new ArrayList<>(held.size());
-      for (Held h : held) {
+      for (AttemptBudget h : held) {
         batch.add(outcomes.failed(h.taskId(), h.attempt(), h.retryCount(), h.maxRetry(),
             "executor " + executorId + " went OFFLINE (missed heartbeats) holding this attempt", false, now));
       }

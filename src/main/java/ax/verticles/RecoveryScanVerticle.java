@@ -9,6 +9,7 @@ import ax.config.AxConfig.SchedulerTuning;
 import ax.dispatch.Completion;
 import ax.dispatch.OutcomePolicy;
 import ax.metrics.AxMetrics;
+import ax.store.AttemptBudget;
 import ax.store.ScheduleStore;
 import ax.store.ScheduleStore.Applied;
 import ax.wheel.ScheduledTask;
@@ -105,7 +106,7 @@ public final class RecoveryScanVerticle extends VerticleBase {
       }
       long now = clock.nowMillis();
       List<Completion> batch = new ArrayList<>(overdue.size());
-      for (ScheduleStore.Overdue o : overdue) {
+      for (AttemptBudget o : overdue) {
         batch.add(outcomes.failed(o.taskId(), o.attempt(), o.retryCount(), o.maxRetry(),
             "no outcome within timeout_ms (owner node lost or stalled); treated as a timeout", true, now));
       }

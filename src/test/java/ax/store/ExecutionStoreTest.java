@@ -185,7 +185,7 @@ class ExecutionStoreTest {
     NewTask t = ready();
     Dispatched d = store.dispatch(new long[] {t.taskId()}, "ex-1", 2_000, fence).await().get(0);
     store.acked(List.of(d), "ex-1", fence).await();
-    List<ExecutionStore.Held> held = store.heldBy("ex-1", 100).await();
+    List<AttemptBudget> held = store.heldBy("ex-1", 100).await();
     assertEquals(1, held.size());
     Completion lost = OUTCOMES.failed(t.taskId(), held.get(0).attempt(), held.get(0).retryCount(),
         held.get(0).maxRetry(), "executor went OFFLINE", false, db.dbNow());
