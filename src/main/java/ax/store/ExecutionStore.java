@@ -20,16 +20,18 @@ import java.util.List;
  * executor for that same attempt. Every write is fenced twice: by the leader lease (a deposed leader
  * changes nothing) and by executor id + attempt (a late or foreign result changes nothing).
  *
- * <p>Writes that touch many rows lock them in task-id order: an ack, a result batch and a release for
- * overlapping tasks can run at once, and unordered row locks deadlock. Every batch is sorted by task id
- * here, and each statement is driven by that array — an {@code unnest} in a nested loop over the
- * primary key (the plan PostgreSQL picks for a few hundred ids against a large table) — so rows are
- * locked in the order they are found. The ack write, which overlaps result writes most, does not wait
- * at all ({@link #ACK}). Should two writers still deadlock, PostgreSQL aborts one after
- * {@code deadlock_timeout} and its caller's failure path covers it (tasks stay READY, results are
- * re-sent, recovery rescues the rest). (An earlier version locked them first with a separate
- * {@code SELECT … ORDER BY task_id FOR UPDATE} pass: a second lock, WAL record and dirty page per row,
- * about a fifth of the result write's cost; see README "Performance".)
+ * <p>Row locks and deadlocks. An ack, a result batch and a release for overlapping tasks can run at
+ * once. Every batch is sorted by task id and drives its statement through {@code unnest}, which locks
+ * rows in id order while PostgreSQL joins it to the primary key — its usual plan — but not always:
+ * when the statistics say few tasks are in flight (an ANALYZE between bursts), it hash-joins against
+ * the small in-flight index instead (EXPLAIN shows it), and then nothing guarantees the array's order
+ * (with the sides swapped, rows come in that index's order). So the write that overlaps
+ * result writes most, the ack, never waits at all ({@link #ACK}); the rest overlap only on repeats
+ * (a re-sent result batch) or misbehaving executors, and should two of them deadlock PostgreSQL aborts
+ * one after {@code deadlock_timeout} and its caller's failure path covers it (tasks stay READY, results
+ * are re-sent, recovery rescues the rest). An earlier version locked every batch first with a separate
+ * {@code SELECT … ORDER BY task_id FOR UPDATE} pass, which is plan-proof but costs a second lock, WAL
+ * record and dirty page per row, about a fifth of the result write (README "Performance").
  *
  * <p>A DISPATCHING task's deadline is the ack timeout <em>plus</em> its run timeout: if the leader dies
  * after the executor acked but before RUNNING was written, the executor is running it, and the
@@ -61,7 +63,7 @@ public final class ExecutionStore {
   /**
    * RUNNING is informative (the DISPATCHING deadline already covers ack + run), so the ack write never
    * waits for a row: one a result write holds is finishing anyway and is skipped. Waiting here deadlocked
-   * with result writes under load (bench, executor buffer 1024), ordered arrays notwithstanding.
+   * with result writes about once per benchmark run (the plans differ, see the class comment).
    */
   private static final String ACK = LEASE + """
       , locked AS MATERIALIZED (
