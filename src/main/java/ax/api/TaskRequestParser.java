@@ -68,7 +68,7 @@ public final class TaskRequestParser {
         throw new InvalidRequest(new Problem(400, v.code(), "Callback URL refused", "callback_url: " + v.detail()));
       }
     }
-    if (processor != null && !NAME.matcher(processor).matches()) {
+    if (processor != null && !ax.protocol.Names.isProcessor(processor)) {
       throw InvalidRequest.field("processor", "must be 1-128 characters of [A-Za-z0-9._:-]");
     }
     // Accepted by the contract but not executed by this version: refuse rather than silently ignore.

@@ -1,6 +1,7 @@
 package ax.bridge;
 
-import ax.bus.Addresses;
+import ax.protocol.ExecutorAddresses;
+import ax.protocol.Names;
 import io.vertx.core.Vertx;
 import io.vertx.core.json.JsonObject;
 import io.vertx.core.net.NetSocket;
@@ -26,7 +27,6 @@ import java.util.logging.Logger;
  */
 public final class BridgeAuth {
   private static final Logger LOG = Logger.getLogger(BridgeAuth.class.getName());
-  public static final String EXECUTOR_HEADER = "executor_id";
   private static final long CLOSE_AFTER_REFUSAL_MS = 50;
 
   private final Vertx vertx;
@@ -62,7 +62,7 @@ public final class BridgeAuth {
     }
     switch (type) {
       case REGISTER -> {
-        boolean own = raw != null && Addresses.executorInbox(who).equals(raw.getString("address"));
+        boolean own = raw != null && ExecutorAddresses.inbox(who).equals(raw.getString("address"));
         // The bridge keeps one consumer per address and connection; a second subscribe would leak the
         // first consumer and deliver every dispatch twice.
         boolean first = own && subscribed.add(ev.socket());
@@ -74,7 +74,7 @@ public final class BridgeAuth {
         ev.complete(first);
       }
       case UNREGISTER -> {
-        boolean own = raw != null && Addresses.executorInbox(who).equals(raw.getString("address"));
+        boolean own = raw != null && ExecutorAddresses.inbox(who).equals(raw.getString("address"));
         if (own) {
           subscribed.remove(ev.socket());
         }
@@ -90,14 +90,14 @@ public final class BridgeAuth {
 
   private void authenticate(BridgeEvent ev, BridgeEventType type, JsonObject raw) {
     JsonObject headers = raw == null ? null : raw.getJsonObject("headers");
-    String token = headers == null ? null : headers.getString("token");
-    if (type != BridgeEventType.SEND || token == null || !Addresses.EXEC_REGISTER.equals(raw.getString("address"))) {
+    String token = headers == null ? null : headers.getString(ExecutorAddresses.TOKEN_HEADER);
+    if (type != BridgeEventType.SEND || token == null || !ExecutorAddresses.REGISTER.equals(raw.getString("address"))) {
       refuse(ev, "unauthenticated");
       return;
     }
     tokens.authenticate(new TokenCredentials(token)).onComplete(ar -> {
       String subject = ar.succeeded() ? ar.result().subject() : null;
-      if (subject == null || !ax.delivery.ExecutorMessages.validExecutorId(subject)) {
+      if (subject == null || !Names.isExecutorId(subject)) {
         LOG.info("bridge: refused a connection: " + (ar.failed() ? ar.cause().getMessage() : "token without a valid subject"));
         refuse(ev, "bad_token");
         return;
@@ -119,8 +119,8 @@ public final class BridgeAuth {
     JsonObject copy = raw.copy();
     JsonObject headers = copy.getJsonObject("headers");
     headers = headers == null ? new JsonObject() : headers;
-    headers.remove("token");
-    headers.put(EXECUTOR_HEADER, executorId);
+    headers.remove(ExecutorAddresses.TOKEN_HEADER);
+    headers.put(ExecutorAddresses.EXECUTOR_HEADER, executorId);
     copy.put("headers", headers);
     return copy;
   }

@@ -1,5 +1,6 @@
 package ax.bridge;
 
+import ax.protocol.Names;
 import io.vertx.core.Future;
 import io.vertx.core.Vertx;
 import io.vertx.core.json.JsonObject;
@@ -10,9 +11,7 @@ import io.vertx.ext.auth.jwt.JWTAuth;
 import io.vertx.ext.auth.jwt.JWTAuthOptions;
 
 import java.nio.charset.StandardCharsets;
-import java.util.Base64;
 import java.util.List;
-import java.util.regex.Pattern;
 
 /**
  * Executor tokens: HS256 JWTs, issuer {@code ax}, audience {@code ax-executor}, subject = executor id,
@@ -27,21 +26,7 @@ public final class ExecutorTokens {
   /** vertx-auth-jwt accepts any HS256 key, even 5 bytes; a short secret is brute-forceable, so refuse it. */
   public static final int MIN_SECRET_BYTES = 32;
 
-  private static final Pattern EXECUTOR_ID = Pattern.compile("[A-Za-z0-9._:-]{1,64}");
-
   private ExecutorTokens() {
-  }
-
-  /** Executor ids end up in event-bus addresses and log lines, hence the small alphabet. */
-  public static boolean isValidExecutorId(String id) {
-    return id != null && EXECUTOR_ID.matcher(id).matches();
-  }
-
-  public static String requireValidExecutorId(String id) {
-    if (!isValidExecutorId(id)) {
-      throw new IllegalArgumentException("invalid executor id '" + id + "': expected 1-64 of [A-Za-z0-9._:-]");
-    }
-    return id;
   }
 
   /** Throws {@link IllegalArgumentException} unless the secret has at least {@link #MIN_SECRET_BYTES} UTF-8 bytes. */
@@ -63,7 +48,7 @@ public final class ExecutorTokens {
 
   /** A token for {@code executorId} valid for {@code ttlSeconds}. */
   public static String mint(Vertx vertx, String secret, String executorId, long ttlSeconds) {
-    requireValidExecutorId(executorId);
+    Names.requireExecutorId(executorId);
     if (ttlSeconds <= 0 || ttlSeconds > Integer.MAX_VALUE) {
       throw new IllegalArgumentException("token ttl must be between 1 and " + Integer.MAX_VALUE + " seconds");
     }
@@ -82,31 +67,8 @@ public final class ExecutorTokens {
     }
     return verifier.authenticate(new TokenCredentials(token)).compose(user -> {
       String subject = user.subject();
-      return isValidExecutorId(subject) ? Future.succeededFuture(subject)
+      return Names.isExecutorId(subject) ? Future.succeededFuture(subject)
           : Future.failedFuture(new IllegalArgumentException("token subject is not a valid executor id"));
     });
-  }
-
-  /**
-   * The {@code sub} claim read WITHOUT checking the signature: only for an executor to learn its own id
-   * from the token it was given. Never use this to trust a token.
-   */
-  public static String unverifiedSubject(String token) {
-    String[] parts = token == null ? new String[0] : token.split("\\.");
-    if (parts.length != 3) {
-      throw new IllegalArgumentException("not a JWT (expected three dot-separated parts)");
-    }
-    try {
-      JsonObject payload = new JsonObject(new String(Base64.getUrlDecoder().decode(parts[1]), StandardCharsets.UTF_8));
-      String sub = payload.getString("sub");
-      if (sub == null) {
-        throw new IllegalArgumentException("token has no 'sub' claim");
-      }
-      return sub;
-    } catch (IllegalArgumentException e) {
-      throw e;
-    } catch (RuntimeException e) {
-      throw new IllegalArgumentException("cannot read the token payload: " + e.getMessage(), e);
-    }
   }
 }

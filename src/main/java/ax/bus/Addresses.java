@@ -21,7 +21,7 @@ public final class Addresses {
   /** {@link TaskBatch} (local): tasks the wheel found due, to be claimed and executed. */
   public static final String DISPATCH_DUE = "ax.dispatch.due";
 
-  /** {@link ax.delivery.ReadyBatch} (local): processor tasks just made READY, for the executor dispatch. */
+  /** {@link ReadyBatch} (local): processor tasks just made READY, for the executor dispatch. */
   public static final String EXEC_READY = "ax.exec.ready";
 
   /** Request, no body (cluster, answered by the leader): the executor registry as JSON, for /health. */
@@ -39,35 +39,12 @@ public final class Addresses {
    */
   public static final String SYNC_AWAIT = "ax.sync.await";
 
-  /** {@link LeaderTerm} (local, publish): this node gained or lost the leader lease. */
+  /** {@link ax.leader.LeaderTerm} (local, publish): this node gained or lost the leader lease. */
   public static final String LEADER_CHANGED = "ax.leader.changed";
 
-  /** Request, no body (local): the current {@link LeaderTerm}. */
+  /** Request, no body (local): the current {@link ax.leader.LeaderTerm}. */
   public static final String LEADER_STATUS = "ax.leader.status";
 
-  // ---- Executor protocol (README.md). These cross the TCP bridge and the cluster, so
-  // their bodies are plain JSON. The bridge's permitted lists are built from exactly these constants.
-
-  /** Request (bridge → leader): an executor registers a session. */
-  public static final String EXEC_REGISTER = "ax.exec.register";
-
-  /** Request (bridge → leader): an executor's periodic load report. */
-  public static final String EXEC_HEARTBEAT = "ax.exec.heartbeat";
-
-  /** Request (bridge → leader): a batch of task outcomes. */
-  public static final String EXEC_RESULT = "ax.exec.result";
-
-  /** Request (bridge → leader): an executor stops taking work, and later says it is done. */
-  public static final String EXEC_DRAIN = "ax.exec.drain";
-
-  /** Prefix of each executor's inbox; the leader sends dispatch requests to {@link #executorInbox}. */
-  public static final String EXEC_INBOX_PREFIX = "ax.exec.inbox.";
-
-  /** Inbound addresses an executor may send to through the bridge. */
-  public static final java.util.List<String> EXECUTOR_INBOUND =
-      java.util.List.of(EXEC_REGISTER, EXEC_HEARTBEAT, EXEC_RESULT, EXEC_DRAIN);
-
-  public static String executorInbox(String executorId) {
-    return EXEC_INBOX_PREFIX + executorId;
-  }
+  // The executor protocol's addresses (register, heartbeat, result, drain, inboxes) are
+  // ax.protocol.ExecutorAddresses, shared with the SDK.
 }

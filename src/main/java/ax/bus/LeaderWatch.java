@@ -1,5 +1,6 @@
 package ax.bus;
 
+import ax.leader.LeaderTerm;
 import io.vertx.core.Vertx;
 
 /**

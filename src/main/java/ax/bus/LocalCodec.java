@@ -20,8 +20,8 @@ public final class LocalCodec<T> implements MessageCodec<T, T> {
   /** Registers the codecs of every local message type; call once per Vertx instance. */
   public static void registerAll(Vertx vertx) {
     register(vertx, TaskBatch.class);
-    register(vertx, LeaderTerm.class);
-    register(vertx, ax.delivery.ReadyBatch.class);
+    register(vertx, ax.leader.LeaderTerm.class);
+    register(vertx, ReadyBatch.class);
   }
 
   private static <T> void register(Vertx vertx, Class<T> type) {

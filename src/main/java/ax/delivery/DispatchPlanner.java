@@ -1,5 +1,7 @@
 package ax.delivery;
 
+import ax.task.ReadyTask;
+
 import ax.fleet.ExecutorSelector;
 import ax.fleet.ExecutorView;
 

@@ -1,5 +1,7 @@
 package ax.delivery;
 
+import ax.task.ReadyTask;
+
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.HashMap;
@@ -17,7 +19,7 @@ import java.util.Set;
  */
 public final class ReadyQueue {
   private static final Comparator<ReadyTask> ORDER = Comparator.comparingInt(ReadyTask::priority).reversed()
-      .thenComparingLong(ReadyTask::triggerTimeMs)
+      .thenComparingLong(ReadyTask::dueMs)
       .thenComparingLong(ReadyTask::taskId);
 
   private final int capacity;

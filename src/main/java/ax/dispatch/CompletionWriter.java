@@ -1,84 +1,68 @@
 package ax.dispatch;
 
-import ax.store.ScheduleStore;
-import ax.store.ScheduleStore.Applied;
-import ax.store.ScheduleStore.Fence;
+import ax.task.Completion;
+import ax.task.Settled;
+import io.vertx.core.Future;
 import io.vertx.core.Vertx;
+import io.vertx.pgclient.PgException;
 
 import java.util.ArrayList;
 import java.util.List;
 import java.util.function.BiConsumer;
-import java.util.function.Supplier;
+import java.util.function.Function;
 import java.util.logging.Level;
 import java.util.logging.Logger;
 
 /**
- * Group commit for outcomes: collects completions and writes them in one statement per batch (at
- * {@code batchSize} entries or {@code lingerMs} after the first, whichever comes first). A failed write
- * keeps its entries and is retried; if the node dies first, the tasks are still RUNNING in PostgreSQL
- * and the recovery scan hands them to the retry policy. Confined to its owning verticle's context.
+ * Group commit for the outcomes of this node's HTTP calls: collects completions and writes them in one
+ * statement per batch (at {@code batchSize} entries or {@code lingerMs} after the first, whichever comes
+ * first). The write is fenced by attempt, not by the lease (see {@link OutcomeBacklog}), so it is tried
+ * whether or not this node leads: a failed write keeps its outcomes and tries again every second until
+ * the database takes them. An outcome the database refuses for a reason that retrying cannot fix (a
+ * constraint, bad data) is found by writing its batch one by one, then dropped and counted, so it cannot
+ * block the others. Confined to its owning verticle's context.
  */
 public final class CompletionWriter {
   private static final Logger LOG = Logger.getLogger(CompletionWriter.class.getName());
   private static final int MAX_CONCURRENT_FLUSHES = 2;
   private static final long RETRY_DELAY_MS = 1_000;
-  private static final long HOLD_RETRY_MS = 200;
+
+  /** What happened to the outcomes of a write. */
+  public interface Listener {
+    /** {@code applied} of {@code requested} outcomes were accepted; the rest were stale (the task moved on). */
+    void written(List<Settled> applied, int requested);
+
+    /** Outcomes given up on: the backlog was full, or the database refused them for good. */
+    void dropped(int outcomes, String why);
+  }
 
   private final Vertx vertx;
-  private final ScheduleStore store;
+  private final Function<List<Completion>, Future<List<Settled>>> write;
+  private final OutcomeBacklog backlog;
   private final int batchSize;
   private final long lingerMs;
-  /** Receives (applied rows, number requested) after each successful write. */
-  private final BiConsumer<List<Applied>, Integer> onApplied;
-  /** The current leader term's fence: outcomes of a deposed leader are refused by the database. */
-  private final Supplier<Fence> fence;
+  private final Listener listener;
 
   private List<Completion> pending = new ArrayList<>();
   private long lingerTimer = -1;
   private int flushing;
-  private long heldSinceNanos = -1;
-  private final long holdLimitMs;
 
-  public CompletionWriter(Vertx vertx, ScheduleStore store, int batchSize, long lingerMs, Supplier<Fence> fence,
-                          long holdLimitMs, BiConsumer<List<Applied>, Integer> onApplied) {
-    this.holdLimitMs = holdLimitMs;
-    this.fence = fence;
+  public CompletionWriter(Vertx vertx, Function<List<Completion>, Future<List<Settled>>> write,
+                          OutcomeBacklog backlog, int batchSize, long lingerMs, Listener listener) {
     this.vertx = vertx;
-    this.store = store;
+    this.write = write;
+    this.backlog = backlog;
     this.batchSize = batchSize;
     this.lingerMs = lingerMs;
-    this.onApplied = onApplied;
-  }
-
-  /**
-   * This node is not leading right now (e.g. a renewal came too late under load and it stepped down):
-   * the outcomes would be refused by the lease fence and their tasks re-run by recovery. They are held
-   * and written if this node leads again soon — still fenced by attempt, so a task another leader has
-   * re-dispatched meanwhile refuses them. Held longer than {@code holdLimitMs}, they are dropped: another
-   * leader's recovery has taken over those tasks.
-   */
-  private void holdWhileStandby() {
-    long now = System.nanoTime();
-    if (heldSinceNanos < 0) {
-      heldSinceNanos = now;
-    }
-    if (now - heldSinceNanos > holdLimitMs * 1_000_000L) {
-      LOG.warning("dropping " + pending.size() + " outcomes held while not leading; the leader's recovery "
-          + "retries their tasks");
-      onApplied.accept(List.of(), pending.size());
-      pending = new ArrayList<>();
-      heldSinceNanos = -1;
-      return;
-    }
-    if (lingerTimer < 0) {
-      lingerTimer = vertx.setTimer(HOLD_RETRY_MS, id -> {
-        lingerTimer = -1;
-        flush();
-      });
-    }
+    this.listener = listener;
   }
 
   public void add(Completion c) {
+    if (!backlog.outcomeQueued()) {
+      backlog.settled(List.of(c.taskId()), 0);
+      listener.dropped(1, "the outcome backlog is full (" + backlog.cap() + ")");
+      return;
+    }
     pending.add(c);
     if (pending.size() >= batchSize) {
       flush();
@@ -91,32 +75,71 @@ public final class CompletionWriter {
   }
 
   private void flush() {
-    if (pending.isEmpty() || flushing >= MAX_CONCURRENT_FLUSHES) {
-      return;
-    }
-    if (fence.get().epoch() == 0) {
-      holdWhileStandby();
-      return;
-    }
-    heldSinceNanos = -1;
-    List<Completion> batch = pending.size() <= batchSize ? pending : new ArrayList<>(pending.subList(0, batchSize));
-    pending = pending.size() <= batchSize ? new ArrayList<>() : new ArrayList<>(pending.subList(batchSize, pending.size()));
-    flushing++;
-    store.completeRunning(batch, fence.get()).onComplete(ar -> {
-      flushing--;
-      if (ar.succeeded()) {
-        onApplied.accept(ar.result(), batch.size());
+    while (!pending.isEmpty() && flushing < MAX_CONCURRENT_FLUSHES) {
+      List<Completion> batch;
+      if (pending.size() <= batchSize) {
+        batch = pending;
+        pending = new ArrayList<>();
       } else {
-        LOG.log(Level.WARNING, "writing " + batch.size() + " outcomes failed; retrying in " + RETRY_DELAY_MS + " ms",
-            ar.cause());
+        batch = new ArrayList<>(pending.subList(0, batchSize));
+        pending = new ArrayList<>(pending.subList(batchSize, pending.size()));
+      }
+      flushing++;
+      write(batch).onComplete(ar -> {
+        flushing--;
+        flush();
+      });
+    }
+  }
+
+  /** Writes one batch; on a permanent refusal of a larger batch, each outcome alone to find the culprit. */
+  private Future<Void> write(List<Completion> batch) {
+    return write.apply(batch).transform(ar -> {
+      if (ar.succeeded()) {
+        settled(batch);
+        listener.written(ar.result(), batch.size());
+        return Future.succeededFuture();
+      }
+      if (isTransient(ar.cause())) {
+        LOG.log(Level.WARNING, "writing " + batch.size() + " outcomes failed; keeping them, retrying in "
+            + RETRY_DELAY_MS + " ms", ar.cause());
         vertx.setTimer(RETRY_DELAY_MS, id -> {
           pending.addAll(0, batch);
           flush();
         });
+        return Future.succeededFuture();
       }
-      if (!pending.isEmpty() && lingerTimer < 0) {
-        flush();
+      if (batch.size() == 1) {
+        LOG.log(Level.SEVERE, "the database refuses the outcome of task " + batch.get(0).taskId() + " attempt "
+            + batch.get(0).attempt() + " for good; dropping it (recovery fires the task again)", ar.cause());
+        settled(batch);
+        listener.dropped(1, "refused by the database: " + ar.cause().getMessage());
+        return Future.succeededFuture();
       }
+      Future<Void> alone = Future.succeededFuture();
+      for (Completion c : batch) {
+        alone = alone.compose(v -> write(List.of(c)));
+      }
+      return alone;
     });
+  }
+
+  private void settled(List<Completion> batch) {
+    List<Long> ids = new ArrayList<>(batch.size());
+    batch.forEach(c -> ids.add(c.taskId()));
+    backlog.settled(ids, batch.size());
+  }
+
+  /**
+   * Worth retrying: the database is unreachable, restarting, overloaded, or aborted us in a conflict.
+   * Anything else (a constraint, a type error) will fail the same way again.
+   */
+  static boolean isTransient(Throwable e) {
+    if (e instanceof PgException pg) {
+      String state = pg.getSqlState() == null ? "" : pg.getSqlState();
+      return state.startsWith("08") || state.startsWith("53") || state.startsWith("57") || state.startsWith("40")
+          || state.startsWith("55");
+    }
+    return true; // connection closed, refused, timed out: not the outcome's fault
   }
 }

@@ -9,6 +9,7 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 import java.util.UUID;
+import java.util.function.ToIntFunction;
 
 /**
  * The leader's table of executor sessions and R6's health rules, with time passed in (pure, testable):
@@ -39,7 +40,7 @@ public final class ExecutorRegistry {
 
   /**
    * Starts a new session, replacing any previous one of the same executor (a reconnect). Tasks the old
-   * session holds keep their executor id, so its results are still accepted; the count carries over.
+   * session holds keep their executor id, so its results are still accepted.
    */
   public Result<ExecutorSession> register(Registration r, long nowMs) {
     if (quarantined.contains(r.executorId())) {
@@ -47,10 +48,7 @@ public final class ExecutorRegistry {
     }
     ExecutorSession s = new ExecutorSession(r.executorId(), UUID.randomUUID().toString(), r.processors(),
         r.capacity(), r.buffer(), r.zone(), nowMs);
-    ExecutorSession old = sessions.put(r.executorId(), s);
-    if (old != null) {
-      s.outstanding = old.outstanding;
-    }
+    sessions.put(r.executorId(), s);
     return Result.ok(s);
   }
 
@@ -132,12 +130,16 @@ public final class ExecutorRegistry {
     quarantined.remove(executorId);
   }
 
-  /** Views of the sessions serving {@code processor}, for a selector. */
-  public List<ExecutorView> candidates(String processor) {
+  /**
+   * Views of the sessions serving {@code processor}, for a selector.
+   *
+   * @param outstanding tasks handed to an executor (by id) and not yet settled
+   */
+  public List<ExecutorView> candidates(String processor, ToIntFunction<String> outstanding) {
     List<ExecutorView> out = new ArrayList<>();
     for (ExecutorSession s : sessions.values()) {
       if (s.processors().contains(processor)) {
-        out.add(s.view(processor));
+        out.add(s.view(processor, outstanding.applyAsInt(s.executorId())));
       }
     }
     return out;

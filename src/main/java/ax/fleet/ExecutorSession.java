@@ -4,9 +4,10 @@ import java.util.Map;
 import java.util.Set;
 
 /**
- * One registered executor session as the leader sees it. Mutable, owned by {@link ExecutorRegistry}
- * (one event loop). {@code outstanding} is the leader's own count of tasks handed to this executor and
- * not yet reported — exact between heartbeats, unlike the executor's last report.
+ * One registered executor session as the leader sees it: what it registered and what its last heartbeat
+ * said. Mutable, owned by {@link ExecutorRegistry} (one event loop). How many tasks the leader has handed
+ * to the executor and not yet heard back about ("outstanding") is not kept here but by the executor
+ * dispatch, which passes it in: that count is exact between heartbeats, unlike the executor's report.
  */
 public final class ExecutorSession {
   public enum State { REGISTERED, LIVE, SUSPECT, DRAINING }
@@ -27,7 +28,6 @@ public final class ExecutorSession {
   long executed;
   long failed;
   double meanDurationMs;
-  int outstanding;
   /** Set when a dispatch went unanswered; cleared by the next heartbeat. */
   boolean stalled;
 
@@ -67,8 +67,14 @@ public final class ExecutorSession {
     return state;
   }
 
-  public int outstanding() {
-    return outstanding;
+  /** Worker threads over all pools. */
+  public int threads() {
+    return threads;
+  }
+
+  /** Acked tasks the executor can hold beyond its running ones. */
+  public int buffer() {
+    return buffer;
   }
 
   /**
@@ -76,44 +82,54 @@ public final class ExecutorSession {
    * This is the "free threads" of R6's weight: an executor acks into its buffer, so a full buffer — not
    * busy workers — is what must stop dispatch.
    */
-  public int freeSlots() {
+  public int freeSlots(int outstanding) {
     return Math.max(0, threads + buffer - outstanding);
   }
 
   /** Tasks handed over beyond the workers: they wait in the executor's buffer. */
-  public int backlog() {
+  public int backlog(int outstanding) {
     return Math.max(Math.max(0, outstanding - threads), reportedBacklog);
+  }
+
+  public long lastHeartbeatMs() {
+    return lastHeartbeatMs;
+  }
+
+  public int reportedFreeThreads() {
+    return reportedFreeThreads;
+  }
+
+  public int reportedBacklog() {
+    return reportedBacklog;
+  }
+
+  public double cpuLoad() {
+    return cpuLoad;
+  }
+
+  public long executed() {
+    return executed;
+  }
+
+  public long failed() {
+    return failed;
+  }
+
+  public double meanDurationMs() {
+    return meanDurationMs;
   }
 
   public boolean takesWork() {
     return state == State.LIVE && !stalled;
   }
 
-  public ExecutorView view(String processor) {
-    boolean available = takesWork() && processors.contains(processor) && freeSlots() > 0;
-    return new ExecutorView(executorId, zone, freeSlots(), backlog(), cpuLoad, available);
-  }
-
-  public void handedOver(int tasks) {
-    outstanding += tasks;
-  }
-
-  public void settled(int tasks) {
-    outstanding = Math.max(0, outstanding - tasks);
+  public ExecutorView view(String processor, int outstanding) {
+    int free = freeSlots(outstanding);
+    boolean available = takesWork() && processors.contains(processor) && free > 0;
+    return new ExecutorView(executorId, zone, free, backlog(outstanding), cpuLoad, available);
   }
 
   public void markStalled() {
     stalled = true;
-  }
-
-  /** For /health: what the executor reported and what the leader counts. */
-  public io.vertx.core.json.JsonObject describe(long nowMs) {
-    return new io.vertx.core.json.JsonObject()
-        .put("executor_id", executorId).put("session", session).put("state", state.name())
-        .put("zone", zone).put("processors", new io.vertx.core.json.JsonArray(processors.stream().sorted().toList()))
-        .put("threads", threads).put("buffer", buffer).put("outstanding", outstanding)
-        .put("free_threads", reportedFreeThreads).put("backlog", reportedBacklog).put("cpu_load", cpuLoad)
-        .put("executed", executed).put("failed", failed).put("mean_duration_ms", meanDurationMs)
-        .put("last_heartbeat_ms_ago", nowMs - lastHeartbeatMs);
   }
 }

@@ -1,7 +1,7 @@
 package ax.http;
 
 import ax.api.auth.OutboundSignature;
-import ax.dispatch.ClaimedTask;
+import ax.task.HttpTask;
 import io.vertx.core.Future;
 import io.vertx.core.Promise;
 import io.vertx.core.Vertx;
@@ -79,7 +79,7 @@ public final class HttpTargetInvoker {
     return t;
   }
 
-  public Future<Outcome> invoke(ClaimedTask task, String secret, long firedAtMs) {
+  public Future<Outcome> invoke(HttpTask task, String secret, long firedAtMs) {
     Target target = target(task.callbackUrl());
     if (!target.syntax().allowed()) {
       return Future.succeededFuture(Outcome.failed("callback_url refused at send time: " + target.syntax().detail()));
@@ -96,7 +96,7 @@ public final class HttpTargetInvoker {
         .recover(e -> Future.succeededFuture(Outcome.failed("cannot resolve " + host + ": " + e.getMessage())));
   }
 
-  private Future<Outcome> send(ClaimedTask task, Target target, InetAddress address, String secret, long firedAtMs) {
+  private Future<Outcome> send(HttpTask task, Target target, InetAddress address, String secret, long firedAtMs) {
     boolean tls = target.tls();
     int port = target.port();
     String path = target.path();
@@ -178,7 +178,7 @@ public final class HttpTargetInvoker {
     return Json.encode(text);
   }
 
-  static String requestBody(ClaimedTask t, long firedAtMs) {
+  static String requestBody(HttpTask t, long firedAtMs) {
     return "{\"task_id\":\"" + t.taskId() + "\""
         + ",\"task_type\":" + Json.encode(t.taskType())
         + ",\"payload\":" + (t.payloadJson() == null ? "null" : t.payloadJson())

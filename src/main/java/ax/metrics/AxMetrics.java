@@ -89,8 +89,29 @@ public final class AxMetrics {
     (timedOut ? executeTimeout : executeFailure).increment();
   }
 
-  public void recordRetryScheduled() {
-    retries.increment();
+  public void recordRetriesScheduled(int n) {
+    retries.increment(n);
+  }
+
+  /**
+   * Attempts given up on because their caller is gone: fired again as a new attempt. {@code holder_left}
+   * counts calls whose node died with them in flight — the only calls ax makes twice.
+   */
+  public void recordAttemptsLost(String cause, int n) {
+    Counter.builder("ax_attempts_lost_total")
+        .description("attempts whose caller died or never reported; the task was fired again")
+        .tag("cause", cause).register(registry).increment(n);
+  }
+
+  /** Outcomes of this node's calls it gave up writing (backlog full, or refused by the database for good). */
+  public void recordOutcomesDropped(int n) {
+    Counter.builder("ax_outcomes_dropped_total").description("call outcomes this node could not write")
+        .register(registry).increment(n);
+  }
+
+  public void gaugeOutcomeBacklog(java.util.function.IntSupplier unwritten) {
+    Gauge.builder("ax_outcome_backlog", unwritten::getAsInt)
+        .description("outcomes of this node's calls waiting to be written").register(registry);
   }
 
   public void recordLateResults(int n) {

@@ -1,14 +1,6 @@
 package ax.node;
 
 import ax.api.TaskHandlers;
-import ax.bridge.ExecutorTokens;
-import ax.bus.LeaderWatch;
-import ax.cluster.HazelcastSettings;
-import ax.fleet.RoutingPolicy;
-import ax.store.ExecutionStore;
-import ax.verticles.BridgeVerticle;
-import ax.verticles.ExecutorVerticle;
-import io.vertx.core.eventbus.EventBusOptions;
 import ax.api.auth.ApiKeyCache;
 import ax.api.auth.HmacAuthHandler;
 import ax.api.auth.InMemoryNonceStore;
@@ -17,11 +9,18 @@ import ax.api.auth.RedisNonceStore;
 import ax.api.ratelimit.InMemoryRateLimiter;
 import ax.api.ratelimit.RateLimiter;
 import ax.api.ratelimit.RedisRateLimiter;
+import ax.bridge.ExecutorTokens;
+import ax.bus.LeaderWatch;
 import ax.bus.LocalCodec;
 import ax.clock.DbClock;
 import ax.clock.DbClockSync;
+import ax.cluster.ClusterView;
+import ax.cluster.HazelcastClusterView;
+import ax.cluster.HazelcastSettings;
 import ax.config.AxConfig;
-import ax.dispatch.OutcomePolicy;
+import ax.delivery.DispatchSettings;
+import ax.dispatch.OutcomeBacklog;
+import ax.fleet.RoutingPolicy;
 import ax.http.CallbackUrlPolicy;
 import ax.http.HostResolver;
 import ax.http.HttpTargetInvoker;
@@ -30,13 +29,17 @@ import ax.store.ApiKeyStore;
 import ax.store.AttemptStore;
 import ax.store.Database;
 import ax.store.DbTimeStore;
+import ax.store.ExecutionStore;
 import ax.store.LeaseStore;
 import ax.store.NodeSlotStore;
 import ax.store.ScheduleStore;
 import ax.store.TaskStore;
+import ax.task.OutcomePolicy;
 import ax.task.TaskIdGenerator;
 import ax.verticles.ApiVerticle;
+import ax.verticles.BridgeVerticle;
 import ax.verticles.DispatchVerticle;
+import ax.verticles.ExecutorVerticle;
 import ax.verticles.LeaderVerticle;
 import ax.verticles.RecoveryScanVerticle;
 import ax.verticles.WheelVerticle;
@@ -46,6 +49,7 @@ import io.vertx.core.DeploymentOptions;
 import io.vertx.core.Future;
 import io.vertx.core.Vertx;
 import io.vertx.core.VertxOptions;
+import io.vertx.core.eventbus.EventBusOptions;
 import io.vertx.core.http.HttpClient;
 import io.vertx.core.http.HttpClientOptions;
 import io.vertx.core.http.PoolOptions;
@@ -56,6 +60,7 @@ import io.vertx.pgclient.PgConnectOptions;
 import io.vertx.redis.client.Redis;
 import io.vertx.redis.client.RedisAPI;
 import io.vertx.redis.client.RedisOptions;
+import io.vertx.spi.cluster.hazelcast.HazelcastClusterManager;
 import io.vertx.sqlclient.Pool;
 
 import java.util.UUID;
@@ -72,10 +77,13 @@ public final class AxNode {
   private static final Logger LOG = Logger.getLogger(AxNode.class.getName());
 
   private static final int CORES = Math.max(1, Runtime.getRuntime().availableProcessors());
+  /** Unwritten call outcomes a node keeps (and writes when it can) before it starts dropping them. */
+  private static final int OUTCOME_BACKLOG_CAP = 1_000_000;
 
   private final AxConfig config;
   private final String holder;
   private Vertx vertx;
+  private ClusterView cluster = ClusterView.SINGLE;
   private Pool pool;
   private NodeSlotKeeper slotKeeper;
   private DbClockSync clockSync;
@@ -115,7 +123,9 @@ public final class AxNode {
     }
     options.setEventBusOptions(new EventBusOptions().setHost(cluster.host()).setClusterPublicHost(cluster.host()));
     LOG.info("joining cluster " + cluster.members() + " from " + cluster.host() + ":" + cluster.port());
-    return builder.with(options).withClusterManager(HazelcastSettings.clusterManager(cluster)).buildClustered();
+    HazelcastClusterManager manager = HazelcastSettings.clusterManager(cluster);
+    return builder.with(options).withClusterManager(manager).buildClustered().onSuccess(v ->
+        this.cluster = new HazelcastClusterView(manager));
   }
 
   private Future<AxNode> startOn(PgConnectOptions pg, PrometheusMeterRegistry registry) {
@@ -150,7 +160,7 @@ public final class AxNode {
   private Future<Void> deployAll(int slot, DbClock clock, ApiKeyStore keyStore, AxMetrics metrics,
                                  PrometheusMeterRegistry registry) {
     AxConfig.SchedulerTuning tuning = config.scheduler();
-    ScheduleStore scheduleStore = new ScheduleStore(pool);
+    ScheduleStore scheduleStore = new ScheduleStore(pool, config.nodeId());
     ApiKeyCache keys = new ApiKeyCache(keyStore);
     CallbackUrlPolicy urlPolicy = new CallbackUrlPolicy(config.callbackAllowlist());
     HostResolver resolver = new HostResolver(vertx);
@@ -158,43 +168,40 @@ public final class AxNode {
         new HttpClientOptions().setKeepAlive(true).setConnectTimeout(5_000).setTcpNoDelay(true),
         new PoolOptions().setHttp1MaxSize(tuning.httpMaxConnections()));
     OutcomePolicy outcomes = new OutcomePolicy(tuning.retryBackoff());
+    OutcomeBacklog backlog = new OutcomeBacklog(OUTCOME_BACKLOG_CAP);
+    metrics.gaugeOutcomeBacklog(backlog::unwritten);
     RoutingPolicy routing = RoutingPolicy.parse(config.executors().routing(), config.executors().routingOverrides(),
         config.executors().zone());
     HttpTargetInvoker invoker = new HttpTargetInvoker(vertx, http, urlPolicy, resolver);
     TaskIdGenerator ids = new TaskIdGenerator(slot, clock::nowMillis);
-
-    NonceStore nonces = new InMemoryNonceStore();
-    RateLimiter limiter = new InMemoryRateLimiter();
-    if (config.redisUrl() != null) {
-      RedisAPI redis = RedisAPI.api(Redis.createClient(vertx,
-          new RedisOptions().setConnectionString(config.redisUrl()).setMaxPoolSize(8).setMaxPoolWaiting(1024)));
-      nonces = new RedisNonceStore(redis, "ax:");
-      limiter = new RedisRateLimiter(redis, "ax:", limiter);
-    }
-    HmacAuthHandler auth = new HmacAuthHandler(keys, nonces, limiter, config.defaultRateLimit(), clock);
+    HmacAuthHandler auth = authHandler(keys, clock);
     TaskHandlers handlers = new TaskHandlers(vertx, new TaskStore(pool), new AttemptStore(pool), urlPolicy, resolver,
         ids, slotKeeper, clock, tuning.loadWindowMs(), LeaderWatch.attach(vertx));
+    ApiVerticle.Settings apiSettings = new ApiVerticle.Settings(contractPath(), config.httpPort(), config.nodeId());
     java.util.function.Supplier<ApiVerticle> apiInstance = () -> {
-      ApiVerticle v = new ApiVerticle(contractPath(), config.httpPort(), config.nodeId(), auth, handlers, registry,
-          () -> draining);
+      ApiVerticle v = new ApiVerticle(apiSettings, auth, handlers, registry, () -> draining);
       if (api == null) {
         api = v;
       }
       return v;
     };
 
-    return vertx.deployVerticle(new WheelVerticle(scheduleStore, clock, tuning, metrics))
+    // Consumers first, LeaderVerticle last: its first term event must find every term-bound verticle
+    // listening. The API once everything behind it is up.
+    return vertx.deployVerticle(new WheelVerticle(scheduleStore, clock, wheelSettings(tuning), metrics))
         // One dispatcher per core: due batches are spread over them (event-bus round robin), so claims,
         // HTTP calls and outcome writes of a burst run on every event loop instead of one.
         .compose(id -> vertx.deployVerticle(() -> new DispatchVerticle(scheduleStore, clock, invoker, keys, outcomes,
-            metrics, config.nodeId(), tuning.claimBatch(), config.leaseTtlMs()),
-            new DeploymentOptions().setInstances(CORES)))
-        .compose(id -> vertx.deployVerticle(new RecoveryScanVerticle(scheduleStore, clock, outcomes, tuning, metrics)))
-        .compose(id -> vertx.deployVerticle(new ExecutorVerticle(new ExecutionStore(pool), outcomes, clock, metrics,
-            config.nodeId(), config.executors().heartbeatMs(), tuning.ackTimeoutMs(), config.executors().readyQueueCap(),
-            routing::selectorFor)))
+            backlog, metrics, DispatchVerticle.Settings.of(tuning.claimBatch())), new DeploymentOptions().setInstances(CORES)))
+        .compose(id -> vertx.deployVerticle(new RecoveryScanVerticle(scheduleStore, clock, outcomes, backlog, cluster,
+            metrics, RecoveryScanVerticle.Settings.of(tuning.recoveryIntervalMs(), tuning.recoveryLookbackMs(),
+                tuning.loadIntervalMs()))))
+        .compose(id -> vertx.deployVerticle(new ExecutorVerticle(new ExecutionStore(pool, config.nodeId()), clock,
+            metrics, DispatchSettings.of(config.executors().heartbeatMs(), tuning.ackTimeoutMs(),
+                config.executors().readyQueueCap()), outcomes, routing::selectorFor)))
         .compose(id -> deployBridge(metrics))
-        .compose(id -> vertx.deployVerticle(new LeaderVerticle(new LeaseStore(pool), holder, config.leaseTtlMs())))
+        .compose(id -> vertx.deployVerticle(new LeaderVerticle(new LeaseStore(pool), backlog,
+            new LeaderVerticle.Settings(LeaseStore.SCHEDULER, holder, cluster.localMember(), config.leaseTtlMs()))))
         .compose(id -> {
           leaderDeployment = id;
           // One instance per core: the API's event loops share the port (Vert.x load-balances).
@@ -206,6 +213,24 @@ public final class AxNode {
         .mapEmpty();
   }
 
+  private static WheelVerticle.Settings wheelSettings(AxConfig.SchedulerTuning t) {
+    return new WheelVerticle.Settings(t.tickMs(), t.wheelSize(), t.wheelWindowMs(), t.loadWindowMs(),
+        t.loadIntervalMs(), t.loadBatch(), t.memoryCap(), t.claimBatch());
+  }
+
+  /** Signature check, per-key token bucket and replay cache; shared through Redis when it is configured. */
+  private HmacAuthHandler authHandler(ApiKeyCache keys, DbClock clock) {
+    NonceStore nonces = new InMemoryNonceStore();
+    RateLimiter limiter = new InMemoryRateLimiter();
+    if (config.redisUrl() != null) {
+      RedisAPI redis = RedisAPI.api(Redis.createClient(vertx,
+          new RedisOptions().setConnectionString(config.redisUrl()).setMaxPoolSize(8).setMaxPoolWaiting(1024)));
+      nonces = new RedisNonceStore(redis, "ax:");
+      limiter = new RedisRateLimiter(redis, "ax:", limiter);
+    }
+    return new HmacAuthHandler(keys, nonces, limiter, config.defaultRateLimit(), clock);
+  }
+
   /** Every node serves executors when a token secret is configured (see BridgeVerticle). */
   private Future<String> deployBridge(AxMetrics metrics) {
     AxConfig.ExecutorSettings ex = config.executors();
@@ -213,8 +238,8 @@ public final class AxNode {
       LOG.info("no AX_EXECUTOR_JWT_SECRET: the executor bridge is off (HTTP targets only)");
       return Future.succeededFuture("");
     }
-    BridgeVerticle bridge = new BridgeVerticle(ex.bridgeHost(), config.bridgePort(), ex.maxFrameBytes(),
-        ExecutorTokens.verifier(vertx, ex.jwtSecret()), metrics);
+    BridgeVerticle bridge = new BridgeVerticle(new BridgeVerticle.Settings(ex.bridgeHost(), config.bridgePort(),
+        ex.maxFrameBytes()), ExecutorTokens.verifier(vertx, ex.jwtSecret()), metrics);
     return vertx.deployVerticle(bridge).onSuccess(id -> bridgeDeployment = id);
   }
 

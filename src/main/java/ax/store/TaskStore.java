@@ -23,80 +23,86 @@ public final class TaskStore {
 
   private static final String COLUMNS = """
       task_id, tenant_id, task_type, trigger_time, status, priority, max_retry, retry_count, attempt,
-      timeout_ms, callback_url, processor, payload, biz_key, last_run_node, result, error,
+      timeout_ms, callback_url, processor, payload, biz_key, shard_total, last_run_node, result, error,
       created_at, updated_at, started_at, finished_at""";
 
-  private static final String INSERT = """
-      INSERT INTO tasks (task_id, tenant_id, api_key, task_type, trigger_time, status, priority,
+  /** A new task is due at its trigger time: next_trigger_time starts equal to it. */
+  private static final Sql INSERT = Sql.of("""
+      INSERT INTO tasks (task_id, tenant_id, api_key, task_type, trigger_time, next_trigger_time, status, priority,
                          max_retry, timeout_ms, callback_url, processor, payload, biz_key, shard_total)
-      VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12::text::jsonb, $13, $14)
+      VALUES (:id, :tenant, :api_key, :task_type, :trigger, :trigger, :status, :priority, :max_retry, :timeout_ms,
+              :callback_url, :processor, :payload::text::jsonb, :biz_key, :shard_total)
       ON CONFLICT (tenant_id, task_type, biz_key) WHERE biz_key IS NOT NULL DO NOTHING
-      RETURNING\s""" + COLUMNS;
+      RETURNING\s""" + COLUMNS);
 
   /**
    * Many unsharded tasks in one statement (the batch endpoint): one round trip instead of one per
    * task. Rows a biz_key conflict skipped are not returned; the caller answers them as duplicates.
    */
-  private static final String INSERT_MANY = """
-      INSERT INTO tasks (task_id, tenant_id, api_key, task_type, trigger_time, status, priority,
+  private static final Sql INSERT_MANY = Sql.of("""
+      INSERT INTO tasks (task_id, tenant_id, api_key, task_type, trigger_time, next_trigger_time, status, priority,
                          max_retry, timeout_ms, callback_url, processor, payload, biz_key, shard_total)
-      SELECT id, tenant, akey, ttype, trig, st, prio, mretry, tmo, cb, proc, pl::jsonb, bk, 1
-        FROM unnest($1::bigint[], $2::text[], $3::text[], $4::text[], $5::timestamptz[], $6::text[],
-                    $7::smallint[], $8::smallint[], $9::int[], $10::text[], $11::text[], $12::text[], $13::text[])
+      SELECT id, tenant, akey, ttype, trig, trig, st, prio, mretry, tmo, cb, proc, pl::jsonb, bk, 1
+        FROM unnest(:ids::bigint[], :tenants::text[], :api_keys::text[], :task_types::text[],
+                    :triggers::timestamptz[], :statuses::text[], :priorities::smallint[], :max_retries::smallint[],
+                    :timeouts::int[], :callback_urls::text[], :processors::text[], :payloads::text[],
+                    :biz_keys::text[])
              AS u(id, tenant, akey, ttype, trig, st, prio, mretry, tmo, cb, proc, pl, bk)
       ON CONFLICT (tenant_id, task_type, biz_key) WHERE biz_key IS NOT NULL DO NOTHING
-      RETURNING\s""" + COLUMNS;
+      RETURNING\s""" + COLUMNS);
 
   /** The shards of a just-inserted parent: copies of it with parent_id and shard_index 0..N-1. */
-  private static final String INSERT_SHARDS = """
-      INSERT INTO tasks (task_id, tenant_id, api_key, task_type, trigger_time, status, priority, max_retry,
-                         timeout_ms, processor, payload, shard_total, parent_id, shard_index)
-      SELECT c.id, p.tenant_id, p.api_key, p.task_type, p.trigger_time, p.status, p.priority, p.max_retry,
-             p.timeout_ms, p.processor, p.payload, p.shard_total, p.task_id, (c.ord - 1)::int
-        FROM tasks p, unnest($2::bigint[]) WITH ORDINALITY AS c(id, ord)
-       WHERE p.task_id = $1""";
+  private static final Sql INSERT_SHARDS = Sql.of("""
+      INSERT INTO tasks (task_id, tenant_id, api_key, task_type, trigger_time, next_trigger_time, status, priority,
+                         max_retry, timeout_ms, processor, payload, shard_total, parent_id, shard_index)
+      SELECT c.id, p.tenant_id, p.api_key, p.task_type, p.trigger_time, p.next_trigger_time, p.status, p.priority,
+             p.max_retry, p.timeout_ms, p.processor, p.payload, p.shard_total, p.task_id, (c.ord - 1)::int
+        FROM tasks p, unnest(:shard_ids::bigint[]) WITH ORDINALITY AS c(id, ord)
+       WHERE p.task_id = :parent""");
 
-  private static final String FIND_BY_BIZ_KEY =
-      "SELECT " + COLUMNS + " FROM tasks WHERE tenant_id = $1 AND task_type = $2 AND biz_key = $3";
+  private static final Sql FIND_BY_BIZ_KEY = Sql.of(
+      "SELECT " + COLUMNS + " FROM tasks WHERE tenant_id = :tenant AND task_type = :task_type AND biz_key = :biz_key");
 
-  private static final String FIND = "SELECT " + COLUMNS + " FROM tasks WHERE task_id = $1 AND tenant_id = $2";
+  private static final Sql FIND = Sql.of("SELECT " + COLUMNS + " FROM tasks WHERE task_id = :id AND tenant_id = :tenant");
 
   /**
    * The sync endpoint's deadline: whatever has not finished is FAILED now. An executor still running
    * it will have its result refused (the task is no longer DISPATCHING/RUNNING).
    */
-  private static final String FAIL_UNFINISHED = """
+  private static final Sql FAIL_UNFINISHED = Sql.of("""
       WITH failed AS (
-        UPDATE tasks SET status = 'FAILED', error = $3, lease_deadline = NULL, finished_at = now(), updated_at = now()
-         WHERE task_id = $1 AND tenant_id = $2 AND status NOT IN ('SUCCESS','FAILED','CANCELLED','SKIPPED')
+        UPDATE tasks SET status = 'FAILED', error = :error, lease_deadline = NULL, finished_at = now(),
+                         updated_at = now()
+         WHERE task_id = :id AND tenant_id = :tenant AND status NOT IN %s
         RETURNING task_id, status, result, error
       )
       SELECT task_id, status, result::text AS result, error FROM failed
       UNION ALL
       SELECT task_id, status, result::text, error FROM tasks
-       WHERE task_id = $1 AND tenant_id = $2 AND NOT EXISTS (SELECT 1 FROM failed)""";
+       WHERE task_id = :id AND tenant_id = :tenant AND NOT EXISTS (SELECT 1 FROM failed)"""
+      .formatted(Sql.in(TaskStatus.SUCCESS, TaskStatus.FAILED, TaskStatus.CANCELLED, TaskStatus.SKIPPED)));
 
   /** Cancelling a sharded parent cancels its shards that have not started either. */
-  private static final String CANCEL = """
+  private static final Sql CANCEL = Sql.of("""
       WITH parent AS (
         UPDATE tasks SET status = 'CANCELLED', finished_at = now(), updated_at = now()
-         WHERE task_id = $1 AND tenant_id = $2 AND status = ANY($3)
+         WHERE task_id = :id AND tenant_id = :tenant AND status = ANY(:from)
         RETURNING task_id
       ), shards AS (
         UPDATE tasks SET status = 'CANCELLED', finished_at = now(), updated_at = now()
-         WHERE parent_id IN (SELECT task_id FROM parent) AND status = ANY($3)
+         WHERE parent_id IN (SELECT task_id FROM parent) AND status = ANY(:from)
       )
-      SELECT task_id FROM parent""";
+      SELECT task_id FROM parent""");
 
   /** Newest first; the cursor is the last task id of the previous page. */
-  private static final String LIST = "SELECT " + COLUMNS + """
+  private static final Sql LIST = Sql.of("SELECT " + COLUMNS + """
        FROM tasks
-      WHERE tenant_id = $1 AND parent_id IS NULL
-        AND ($2::text IS NULL OR status = $2)
-        AND ($3::text IS NULL OR task_type = $3)
-        AND task_id < $4
+      WHERE tenant_id = :tenant AND parent_id IS NULL
+        AND (:status::text IS NULL OR status = :status)
+        AND (:task_type::text IS NULL OR task_type = :task_type)
+        AND task_id < :before
       ORDER BY task_id DESC
-      LIMIT $5""";
+      LIMIT :limit""");
 
   private final Pool pool;
 
@@ -121,15 +127,15 @@ public final class TaskStore {
    * same transaction. A biz_key repeat inserts nothing and answers the existing task.
    */
   public Future<Inserted> insert(NewTask t, long[] childIds) {
-    Tuple params = Tuple.tuple()
-        .addLong(t.taskId()).addString(t.tenantId()).addString(t.apiKey()).addString(t.taskType())
-        .addOffsetDateTime(Times.toTimestamp(t.triggerTimeMs())).addString(t.status().name())
-        .addShort((short) t.priority()).addShort((short) t.maxRetry()).addInteger(t.timeoutMs())
-        .addString(t.callbackUrl()).addString(t.processor()).addString(t.payloadJson())
-        .addString(t.bizKey()).addInteger(t.shardTotal());
+    Tuple params = INSERT.params()
+        .set("id", t.taskId()).set("tenant", t.tenantId()).set("api_key", t.apiKey()).set("task_type", t.taskType())
+        .set("trigger", Times.toTimestamp(t.triggerTimeMs())).set("status", t.status().name())
+        .set("priority", (short) t.priority()).set("max_retry", (short) t.maxRetry()).set("timeout_ms", t.timeoutMs())
+        .set("callback_url", t.callbackUrl()).set("processor", t.processor()).set("payload", t.payloadJson())
+        .set("biz_key", t.bizKey()).set("shard_total", t.shardTotal()).tuple();
     if (childIds.length > 0) {
       // The parent and its shards commit together: a parent without all its shards would never finish.
-      return pool.withTransaction(conn -> conn.preparedQuery(INSERT).execute(params).compose(rows -> {
+      return pool.withTransaction(conn -> conn.preparedQuery(INSERT.text()).execute(params).compose(rows -> {
         if (rows.rowCount() != 1) {
           return Future.succeededFuture(rows);
         }
@@ -137,11 +143,12 @@ public final class TaskStore {
         for (int i = 0; i < ids.length; i++) {
           ids[i] = childIds[i];
         }
-        return conn.preparedQuery(INSERT_SHARDS).execute(Tuple.of(t.taskId(), (Object) ids)).map(rows);
+        return conn.preparedQuery(INSERT_SHARDS.text()).execute(INSERT_SHARDS.params().set("parent", t.taskId())
+            .set("shard_ids", ids).tuple()).map(rows);
       })).compose(rows -> inserted(t, rows))
           .map(ins -> ins.duplicate() ? ins : new Inserted(ins.task(), false, childIds));
     }
-    return pool.preparedQuery(INSERT).execute(params).compose(rows -> inserted(t, rows));
+    return pool.preparedQuery(INSERT.text()).execute(params).compose(rows -> inserted(t, rows));
   }
 
   private Future<Inserted> inserted(NewTask t, RowSet<Row> rows) {
@@ -187,10 +194,11 @@ public final class TaskStore {
       payloads[i] = t.payloadJson();
       bizKeys[i] = t.bizKey();
     }
-    Tuple params = Tuple.tuple().addValue(ids).addValue(tenants).addValue(keys).addValue(types).addValue(triggers)
-        .addValue(statuses).addValue(priorities).addValue(maxRetries).addValue(timeouts).addValue(callbacks)
-        .addValue(processors).addValue(payloads).addValue(bizKeys);
-    return pool.preparedQuery(INSERT_MANY).execute(params).compose(rows -> {
+    Tuple params = INSERT_MANY.params().set("ids", ids).set("tenants", tenants).set("api_keys", keys)
+        .set("task_types", types).set("triggers", triggers).set("statuses", statuses).set("priorities", priorities)
+        .set("max_retries", maxRetries).set("timeouts", timeouts).set("callback_urls", callbacks)
+        .set("processors", processors).set("payloads", payloads).set("biz_keys", bizKeys).tuple();
+    return pool.preparedQuery(INSERT_MANY.text()).execute(params).compose(rows -> {
       java.util.Map<Long, TaskRecord> inserted = new java.util.HashMap<>();
       rows.forEach(r -> {
         TaskRecord rec = toRecord(r);
@@ -211,8 +219,9 @@ public final class TaskStore {
 
   /** The task that holds {@code t}'s biz_key (its insert was skipped as a duplicate). */
   private Future<Inserted> existing(NewTask t) {
-    return pool.preparedQuery(FIND_BY_BIZ_KEY)
-        .execute(Tuple.of(t.tenantId(), t.taskType(), t.bizKey()))
+    return pool.preparedQuery(FIND_BY_BIZ_KEY.text())
+        .execute(FIND_BY_BIZ_KEY.params().set("tenant", t.tenantId()).set("task_type", t.taskType())
+            .set("biz_key", t.bizKey()).tuple())
         .map(found -> {
           if (found.rowCount() != 1) {
             throw new IllegalStateException("insert of task " + t.taskId()
@@ -224,7 +233,8 @@ public final class TaskStore {
 
   /** Fails the task unless it already finished; answers its final {task_id, status, result, error}. */
   public Future<io.vertx.core.json.JsonObject> failUnfinished(String tenantId, long taskId, String error) {
-    return pool.preparedQuery(FAIL_UNFINISHED).execute(Tuple.of(taskId, tenantId, error)).map(rows -> {
+    return pool.preparedQuery(FAIL_UNFINISHED.text()).execute(FAIL_UNFINISHED.params().set("id", taskId)
+        .set("tenant", tenantId).set("error", error).tuple()).map(rows -> {
       var r = rows.iterator().next();
       String result = r.getString("result");
       return new io.vertx.core.json.JsonObject().put("task_id", Long.toString(r.getLong("task_id")))
@@ -235,7 +245,8 @@ public final class TaskStore {
   }
 
   public Future<Optional<TaskRecord>> find(String tenantId, long taskId) {
-    return pool.preparedQuery(FIND).execute(Tuple.of(taskId, tenantId)).map(TaskStore::single);
+    return pool.preparedQuery(FIND.text()).execute(FIND.params().set("id", taskId).set("tenant", tenantId).tuple())
+        .map(TaskStore::single);
   }
 
   /** Outcome of a cancel: CANCELLED now, or the current status that forbids it, or not found. */
@@ -244,7 +255,8 @@ public final class TaskStore {
 
   public Future<CancelOutcome> cancel(String tenantId, long taskId) {
     String[] from = TaskStateMachine.sources(TaskStatus.CANCELLED).stream().map(Enum::name).toArray(String[]::new);
-    return pool.preparedQuery(CANCEL).execute(Tuple.of(taskId, tenantId, from)).compose(rows -> {
+    return pool.preparedQuery(CANCEL.text()).execute(CANCEL.params().set("id", taskId).set("tenant", tenantId)
+        .set("from", from).tuple()).compose(rows -> {
       if (rows.rowCount() == 1) {
         return Future.succeededFuture(new CancelOutcome(true, Optional.of(TaskStatus.CANCELLED)));
       }
@@ -256,9 +268,9 @@ public final class TaskStore {
   }
 
   public Future<List<TaskRecord>> list(String tenantId, TaskStatus status, String taskType, long beforeId, int limit) {
-    Tuple params = Tuple.tuple().addString(tenantId).addString(status == null ? null : status.name())
-        .addString(taskType).addLong(beforeId).addInteger(limit);
-    return pool.preparedQuery(LIST).execute(params).map(rows -> {
+    Tuple params = LIST.params().set("tenant", tenantId).set("status", status == null ? null : status.name())
+        .set("task_type", taskType).set("before", beforeId).set("limit", limit).tuple();
+    return pool.preparedQuery(LIST.text()).execute(params).map(rows -> {
       List<TaskRecord> out = new ArrayList<>(rows.rowCount());
       rows.forEach(r -> out.add(toRecord(r)));
       return out;
@@ -275,7 +287,7 @@ public final class TaskStore {
         r.getOffsetDateTime("trigger_time"), TaskStatus.valueOf(r.getString("status")),
         r.getShort("priority"), r.getShort("max_retry"), r.getShort("retry_count"),
         r.getInteger("attempt"), r.getInteger("timeout_ms"), r.getString("callback_url"),
-        r.getString("processor"), r.getValue("payload"), r.getString("biz_key"),
+        r.getString("processor"), r.getValue("payload"), r.getString("biz_key"), r.getInteger("shard_total"),
         r.getString("last_run_node"), r.getValue("result"), r.getString("error"),
         r.getOffsetDateTime("created_at"), r.getOffsetDateTime("updated_at"),
         r.getOffsetDateTime("started_at"), r.getOffsetDateTime("finished_at"));

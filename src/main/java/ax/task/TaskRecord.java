@@ -18,6 +18,7 @@ public record TaskRecord(
     String processor,
     Object payload,
     String bizKey,
+    int shardTotal,
     String lastRunNode,
     Object result,
     String error,

@@ -1,14 +1,14 @@
 package ax.tools;
 
-import ax.bridge.ExecutorTokens;
 import ax.executor.AxExecutor;
-import ax.executor.DemoProcessors;
 import ax.executor.ExecutorListener;
 import ax.executor.ExecutorSummary;
 import ax.executor.FileExecutionRecorder;
 import ax.executor.PoolSizes;
 import ax.executor.ServerAddress;
 import ax.executor.TaskHandler;
+import ax.protocol.Names;
+import ax.protocol.TokenClaims;
 
 import java.io.IOException;
 import java.nio.file.Path;
@@ -39,11 +39,11 @@ public final class ExecutorCommand {
       if (opts.get("servers") == null || token == null || opts.get("processors") == null) {
         throw new IllegalArgumentException("--servers, --token (or " + TOKEN_ENV + ") and --processors are required");
       }
-      String id = opts.containsKey("executor-id") ? opts.get("executor-id") : ExecutorTokens.unverifiedSubject(token);
+      String id = opts.containsKey("executor-id") ? opts.get("executor-id") : TokenClaims.unverifiedSubject(token);
       AxExecutor.Builder builder = AxExecutor.builder()
           .servers(opts.get("servers"))
           .token(token)
-          .executorId(ExecutorTokens.requireValidExecutorId(id))
+          .executorId(Names.requireExecutorId(id))
           .zone(opts.get("zone"))
           .listener(new PrintingListener(id));
       for (String name : opts.get("processors").split(",")) {

@@ -1,6 +1,7 @@
 package ax.tools;
 
 import ax.bridge.ExecutorTokens;
+import ax.protocol.Names;
 import io.vertx.core.Vertx;
 
 import java.util.Map;
@@ -25,7 +26,7 @@ public final class ExecutorTokenCommand {
       return 2;
     }
     String id = opts.get("executor-id");
-    if (!ExecutorTokens.isValidExecutorId(id)) {
+    if (!Names.isExecutorId(id)) {
       System.err.println("executor-token: --executor-id is required: 1-64 of [A-Za-z0-9._:-]");
       return 2;
     }

@@ -5,7 +5,7 @@ import ax.api.RequestGuards;
 import ax.api.TaskHandlers;
 import ax.api.auth.HmacAuthHandler;
 import ax.bus.Addresses;
-import ax.bus.LeaderTerm;
+import ax.leader.LeaderTerm;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import io.vertx.core.Future;
 import io.vertx.core.Handler;
@@ -53,11 +53,24 @@ public final class ApiVerticle extends VerticleBase {
   private final BooleanSupplier draining;
   private HttpServer server;
 
-  public ApiVerticle(String contractPath, int port, String nodeId, HmacAuthHandler auth, TaskHandlers tasks,
-                     PrometheusMeterRegistry registry, BooleanSupplier draining) {
-    this.contractPath = contractPath;
-    this.port = port;
-    this.nodeId = nodeId;
+  /**
+   * @param contractPath the OpenAPI contract the router is built from (a classpath resource or a file)
+   * @param port         the HTTP port; 0 picks a free one
+   * @param nodeId       this node's id, shown by /health
+   */
+  public record Settings(String contractPath, int port, String nodeId) {
+    public Settings {
+      if (contractPath == null || nodeId == null || port < 0 || port > 65_535) {
+        throw new IllegalArgumentException("api settings out of range: " + this);
+      }
+    }
+  }
+
+  public ApiVerticle(Settings settings, HmacAuthHandler auth, TaskHandlers tasks, PrometheusMeterRegistry registry,
+                     BooleanSupplier draining) {
+    this.contractPath = settings.contractPath();
+    this.port = settings.port();
+    this.nodeId = settings.nodeId();
     this.auth = auth;
     this.tasks = tasks;
     this.registry = registry;

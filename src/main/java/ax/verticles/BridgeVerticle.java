@@ -2,7 +2,8 @@ package ax.verticles;
 
 import ax.bridge.BridgeAuth;
 import ax.bridge.FrameGate;
-import ax.bus.Addresses;
+import ax.protocol.ExecutorAddresses;
+import ax.protocol.Names;
 import ax.metrics.AxMetrics;
 import io.vertx.core.Future;
 import io.vertx.core.VerticleBase;
@@ -23,7 +24,7 @@ import java.util.regex.Pattern;
 /**
  * Every node serves executors (ARCHITECTURE "Cluster"): the public port is a {@link FrameGate} that
  * checks each frame, in front of a Vert.x TCP event-bus bridge on a loopback port. The bridge lets
- * executors send only to {@link Addresses#EXECUTOR_INBOUND} and subscribe only to inboxes, and its hook
+ * executors send only to {@link ExecutorAddresses#INBOUND} and subscribe only to inboxes, and its hook
  * ({@link BridgeAuth}) authenticates and stamps every frame. Through the clustered event bus an
  * executor's messages reach the leader whichever node it is connected to, and the leader's dispatches
  * reach the executor's inbox here.
@@ -40,21 +41,34 @@ public final class BridgeVerticle extends VerticleBase {
   private TcpEventBusBridge bridge;
   private NetServer gate;
 
-  public BridgeVerticle(String bindHost, int port, int maxFrameBytes, JWTAuth tokens, AxMetrics metrics) {
-    this.bindHost = bindHost;
-    this.port = port;
-    this.maxFrameBytes = maxFrameBytes;
+  /**
+   * @param bindHost      the interface the public bridge port listens on
+   * @param port          the public bridge port; 0 picks a free one
+   * @param maxFrameBytes the largest frame an executor may send
+   */
+  public record Settings(String bindHost, int port, int maxFrameBytes) {
+    public Settings {
+      if (bindHost == null || port < 0 || port > 65_535 || maxFrameBytes < 2) {
+        throw new IllegalArgumentException("bridge settings out of range: " + this);
+      }
+    }
+  }
+
+  public BridgeVerticle(Settings settings, JWTAuth tokens, AxMetrics metrics) {
+    this.bindHost = settings.bindHost();
+    this.port = settings.port();
+    this.maxFrameBytes = settings.maxFrameBytes();
     this.tokens = tokens;
     this.metrics = metrics;
   }
 
   static BridgeOptions permissions() {
     BridgeOptions o = new BridgeOptions();
-    for (String address : Addresses.EXECUTOR_INBOUND) {
+    for (String address : ExecutorAddresses.INBOUND) {
       o.addInboundPermitted(new PermittedOptions().setAddress(address));
     }
     return o.addOutboundPermitted(new PermittedOptions()
-        .setAddressRegex(Pattern.quote(Addresses.EXEC_INBOX_PREFIX) + "[A-Za-z0-9._:-]{1,64}"));
+        .setAddressRegex(Pattern.quote(ExecutorAddresses.INBOX_PREFIX) + "[A-Za-z0-9._:-]{1," + Names.EXECUTOR_ID_MAX + "}"));
   }
 
   @Override

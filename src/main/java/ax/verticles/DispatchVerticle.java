@@ -2,27 +2,27 @@ package ax.verticles;
 
 import ax.api.auth.ApiKeyCache;
 import ax.bus.Addresses;
-import ax.bus.LeaderTerm;
 import ax.bus.LocalCodec;
+import ax.bus.ReadyBatch;
 import ax.bus.TaskBatch;
 import ax.clock.DbClock;
-import ax.delivery.ReadyBatch;
-import ax.delivery.ReadyTask;
-import ax.dispatch.ClaimedTask;
-import ax.dispatch.Completion;
 import ax.dispatch.CompletionWriter;
-import ax.dispatch.OutcomePolicy;
+import ax.dispatch.OutcomeBacklog;
 import ax.http.HttpTargetInvoker;
+import ax.leader.LeaderTerm;
 import ax.metrics.AxMetrics;
 import ax.store.ScheduleStore;
-import ax.store.ScheduleStore.Applied;
 import ax.store.ScheduleStore.Claimed;
-import ax.store.ScheduleStore.Fence;
+import ax.task.Completion;
+import ax.task.HttpTask;
+import ax.task.OutcomePolicy;
+import ax.task.ReadyTask;
+import ax.task.Settled;
 import ax.wheel.ScheduledTask;
 import io.vertx.core.Future;
-import io.vertx.core.VerticleBase;
 
 import java.util.ArrayDeque;
+import java.util.Arrays;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
@@ -32,60 +32,77 @@ import java.util.logging.Logger;
 /**
  * Turns due tasks into executions. For each batch from the wheel: one fenced claim
  * ({@link ScheduleStore#claimDue}); nothing runs before that claim has committed. Claimed HTTP targets
- * are called through {@link HttpTargetInvoker}; their outcomes go through {@link OutcomePolicy} and
- * are written in batches by {@link CompletionWriter}. Retries return to the wheel. Claimed processor
- * tasks are READY and go to {@link ExecutorVerticle}, which hands them to remote executors.
+ * are called through {@link HttpTargetInvoker}; their outcomes go through {@link OutcomePolicy} and are
+ * written in batches by {@link CompletionWriter} — fenced by attempt, so what a call returned is kept
+ * and written even if this node loses the lease or the database meanwhile ({@link OutcomeBacklog}).
+ * Retries return to the wheel. Claimed processor tasks go to {@link ExecutorVerticle}.
  *
  * <p>Tasks of a batch the claim skipped are either someone else's now (cancelled, already running) or
  * not due yet on the database clock; the latter go back to the wheel.
  */
-public final class DispatchVerticle extends VerticleBase {
+public final class DispatchVerticle extends TermBoundVerticle {
   private static final Logger LOG = Logger.getLogger(DispatchVerticle.class.getName());
-  private static final int MAX_CONCURRENT_CLAIMS = 4;
-  private static final long CLAIM_RETRY_DELAY_MS = 1_000;
-  private static final long COMPLETION_LINGER_MS = 5;
+
+  /**
+   * @param claimBatch          outcomes per write (claims come in the wheel's batches)
+   * @param maxConcurrentClaims claim statements in flight per dispatcher
+   * @param claimRetryDelayMs   how soon a batch whose claim failed goes back to the wheel
+   * @param completionLingerMs  how long an outcome may wait for others to share its write
+   */
+  public record Settings(int claimBatch, int maxConcurrentClaims, long claimRetryDelayMs, long completionLingerMs) {
+    public Settings {
+      if (claimBatch < 1 || maxConcurrentClaims < 1 || claimRetryDelayMs < 1 || completionLingerMs < 0) {
+        throw new IllegalArgumentException("dispatch settings out of range: " + this);
+      }
+    }
+
+    public static Settings of(int claimBatch) {
+      return new Settings(claimBatch, 4, 1_000, 5);
+    }
+  }
 
   private final ScheduleStore store;
   private final DbClock clock;
   private final HttpTargetInvoker invoker;
   private final ApiKeyCache keys;
   private final OutcomePolicy outcomes;
+  private final OutcomeBacklog backlog;
   private final AxMetrics metrics;
-  private final String nodeId;
-  private final int batchSize;
-  private final long leaseTtlMs;
+  private final Settings settings;
 
   private final ArrayDeque<List<ScheduledTask>> queue = new ArrayDeque<>();
-  private LeaderTerm term;
   private int claimsInFlight;
   private CompletionWriter writer;
 
   public DispatchVerticle(ScheduleStore store, DbClock clock, HttpTargetInvoker invoker, ApiKeyCache keys,
-                          OutcomePolicy outcomes, AxMetrics metrics, String nodeId, int batchSize, long leaseTtlMs) {
-    this.leaseTtlMs = leaseTtlMs;
+                          OutcomePolicy outcomes, OutcomeBacklog backlog, AxMetrics metrics, Settings settings) {
     this.store = store;
     this.clock = clock;
     this.invoker = invoker;
     this.keys = keys;
     this.outcomes = outcomes;
+    this.backlog = backlog;
     this.metrics = metrics;
-    this.nodeId = nodeId;
-    this.batchSize = batchSize;
+    this.settings = settings;
   }
 
   @Override
-  public Future<?> start() {
-    writer = new CompletionWriter(vertx, store, batchSize, COMPLETION_LINGER_MS, this::fence, 2 * leaseTtlMs,
-        this::onApplied);
-    var bus = vertx.eventBus();
-    bus.<LeaderTerm>localConsumer(Addresses.LEADER_CHANGED, msg -> {
-      term = msg.body();
-      if (!term.leader()) {
-        queue.clear(); // still DELAYED/READY in PostgreSQL: the next leader loads them
-      }
-    });
-    bus.<TaskBatch>localConsumer(Addresses.DISPATCH_DUE, msg -> {
-      if (term != null && term.leader()) {
+  protected Future<?> startRole() {
+    writer = new CompletionWriter(vertx, store::completeCalls, backlog, settings.claimBatch(),
+        settings.completionLingerMs(), new CompletionWriter.Listener() {
+          @Override
+          public void written(List<Settled> applied, int requested) {
+            onWritten(applied, requested);
+          }
+
+          @Override
+          public void dropped(int count, String why) {
+            metrics.recordOutcomesDropped(count);
+            LOG.warning(count + " outcomes dropped: " + why + "; recovery fires their tasks again after their deadline");
+          }
+        });
+    vertx.eventBus().<TaskBatch>localConsumer(Addresses.DISPATCH_DUE, msg -> {
+      if (leading()) {
         queue.add(msg.body().tasks());
         pump();
       }
@@ -93,53 +110,57 @@ public final class DispatchVerticle extends VerticleBase {
     return Future.succeededFuture();
   }
 
+  @Override
+  protected void onTermStarted(LeaderTerm term) {
+    claimsInFlight = 0;
+  }
+
+  @Override
+  protected void onTermEnded(LeaderTerm ended) {
+    queue.clear(); // still DELAYED/READY in PostgreSQL: the next leader loads them
+  }
+
   private void pump() {
-    while (claimsInFlight < MAX_CONCURRENT_CLAIMS && !queue.isEmpty()) {
+    while (claimsInFlight < settings.maxConcurrentClaims() && !queue.isEmpty()) {
       claim(queue.poll());
     }
   }
 
   private void claim(List<ScheduledTask> batch) {
     long[] ids = batch.stream().mapToLong(ScheduledTask::taskId).toArray();
-    Fence fence = fence();
     long started = System.nanoTime();
     claimsInFlight++;
-    store.claimDue(ids, fence).onComplete(ar -> {
+    store.claimDue(ids, term().fence()).onComplete(inTerm(ar -> {
       claimsInFlight--;
       if (ar.succeeded()) {
         onClaimed(ids, ar.result(), System.nanoTime() - started);
       } else {
         LOG.log(Level.WARNING, "claiming " + ids.length + " due tasks failed; back to the wheel in "
-            + CLAIM_RETRY_DELAY_MS + " ms", ar.cause());
-        vertx.setTimer(CLAIM_RETRY_DELAY_MS, id -> backToWheel(batch));
+            + settings.claimRetryDelayMs() + " ms", ar.cause());
+        vertx.setTimer(settings.claimRetryDelayMs(), id -> backToWheel(batch));
       }
       pump();
-    });
-  }
-
-  private Fence fence() {
-    return term == null ? new Fence(LeaderVerticle.LEASE_NAME, "", 0, nodeId)
-        : new Fence(LeaderVerticle.LEASE_NAME, term.holder(), term.epoch(), nodeId);
+    }));
   }
 
   private void onClaimed(long[] ids, Claimed claimed, long claimNanos) {
     metrics.recordClaim(claimed.size(), claimNanos);
     long now = clock.nowMillis();
     Set<Long> claimedIds = new HashSet<>(claimed.size() * 2);
-    for (ClaimedTask t : claimed.http()) {
+    for (HttpTask t : claimed.http()) {
       claimedIds.add(t.taskId());
-      metrics.recordScheduleDelay(now - t.triggerTimeMs());
+      metrics.recordScheduleDelay(now - t.dueMs());
       execute(t);
     }
     if (!claimed.ready().isEmpty()) {
       for (ReadyTask t : claimed.ready()) {
         claimedIds.add(t.taskId());
-        metrics.recordScheduleDelay(now - t.triggerTimeMs());
+        metrics.recordScheduleDelay(now - t.dueMs());
       }
       vertx.eventBus().send(Addresses.EXEC_READY, new ReadyBatch(claimed.ready()), LocalCodec.localOnly());
     }
     if (claimedIds.size() < ids.length) {
-      long[] skipped = java.util.Arrays.stream(ids).filter(id -> !claimedIds.contains(id)).toArray();
+      long[] skipped = Arrays.stream(ids).filter(id -> !claimedIds.contains(id)).toArray();
       store.notYetDue(skipped)
           .onSuccess(this::backToWheel)
           .onFailure(e -> LOG.log(Level.WARNING, "checking " + skipped.length + " unclaimed tasks failed; "
@@ -147,7 +168,9 @@ public final class DispatchVerticle extends VerticleBase {
     }
   }
 
-  private void execute(ClaimedTask t) {
+  /** Calls the target and hands the outcome to the writer — whatever happens to the term meanwhile. */
+  private void execute(HttpTask t) {
+    backlog.callStarted(t.taskId());
     keys.find(t.apiKey())
         .compose(key -> key.isPresent()
             ? invoker.invoke(t, key.get().secret(), clock.nowMillis())
@@ -169,14 +192,15 @@ public final class DispatchVerticle extends VerticleBase {
         });
   }
 
-  private void onApplied(List<Applied> applied, int requested) {
+  private void onWritten(List<Settled> applied, int requested) {
     if (applied.size() < requested) {
       metrics.recordLateResults(requested - applied.size());
-      LOG.warning((requested - applied.size()) + " outcomes refused: the tasks were no longer RUNNING in "
-          + "that attempt (rescued by recovery)");
+      LOG.warning((requested - applied.size()) + " outcomes refused: those tasks had moved on to another attempt "
+          + "(re-fired by recovery)");
     }
-    List<ScheduledTask> retries = Applied.retries(applied);
-    retries.forEach(r -> metrics.recordRetryScheduled());
+    List<ScheduledTask> retries = Settled.retriesOf(applied);
+    metrics.recordRetriesScheduled(retries.size());
+    // Only the leader's wheel takes them; a standby's retries are found by the next leader's loader.
     backToWheel(retries);
   }
 

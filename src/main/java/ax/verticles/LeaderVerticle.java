@@ -1,8 +1,9 @@
 package ax.verticles;
 
 import ax.bus.Addresses;
-import ax.bus.LeaderTerm;
 import ax.bus.LocalCodec;
+import ax.dispatch.OutcomeBacklog;
+import ax.leader.LeaderTerm;
 import ax.store.LeaseStore;
 import io.vertx.core.Future;
 import io.vertx.core.VerticleBase;
@@ -20,24 +21,46 @@ import java.util.logging.Logger;
  * without waiting for any answer — when its last successful renewal was <em>sent</em> more than
  * {@code ttl − margin} ago by the monotonic clock: the lease it holds may be about to expire on the
  * database clock, and the epoch fences anything it still tries to claim after that.
+ *
+ * <p>A node does not start a term while outcomes of its earlier calls are still unwritten
+ * ({@link OutcomeBacklog}): they are applied first, so its new term starts from what really happened.
  */
 public final class LeaderVerticle extends VerticleBase {
   private static final Logger LOG = Logger.getLogger(LeaderVerticle.class.getName());
-  public static final String LEASE_NAME = "scheduler";
+
+  /**
+   * @param lease  the lease this node competes for
+   * @param holder the process-unique name it holds leases under
+   * @param member its cluster member id, recorded with each term it leads (null when not clustered)
+   * @param ttlMs  the lease's time to live
+   */
+  public record Settings(String lease, String holder, String member, long ttlMs) {
+    public Settings {
+      if (lease == null || holder == null || ttlMs < 100) {
+        throw new IllegalArgumentException("leader settings out of range: " + this);
+      }
+    }
+  }
 
   private final LeaseStore leases;
+  private final OutcomeBacklog backlog;
+  private final String lease;
   private final String holder;
+  private final String member;
   private final long ttlMs;
   private LeaderTerm term;
   private long lastRenewSentNanos;
   private boolean inFlight;
   private long timerId = -1;
 
-  public LeaderVerticle(LeaseStore leases, String holder, long ttlMs) {
+  public LeaderVerticle(LeaseStore leases, OutcomeBacklog backlog, Settings settings) {
     this.leases = leases;
-    this.holder = holder;
-    this.ttlMs = ttlMs;
-    this.term = LeaderTerm.standby(holder);
+    this.backlog = backlog;
+    this.lease = settings.lease();
+    this.holder = settings.holder();
+    this.member = settings.member();
+    this.ttlMs = settings.ttlMs();
+    this.term = LeaderTerm.standby(lease, holder);
   }
 
   @Override
@@ -54,8 +77,8 @@ public final class LeaderVerticle extends VerticleBase {
       return Future.succeededFuture();
     }
     LeaderTerm ending = term;
-    change(LeaderTerm.standby(holder));
-    return leases.resign(LEASE_NAME, holder, ending.epoch())
+    change(LeaderTerm.standby(lease, holder));
+    return leases.resign(lease, holder, ending.epoch())
         .onSuccess(ok -> LOG.info("resigned leader lease, epoch " + ending.epoch()))
         .recover(e -> {
           LOG.log(Level.WARNING, "could not resign the lease; it expires in " + ttlMs + " ms", e);
@@ -78,7 +101,7 @@ public final class LeaderVerticle extends VerticleBase {
   private void tick() {
     if (term.leader() && System.nanoTime() - lastRenewSentNanos > (ttlMs - safetyMarginMs()) * 1_000_000L) {
       LOG.warning("no lease renewal confirmed within the TTL; stepping down (epoch " + term.epoch() + ")");
-      change(LeaderTerm.standby(holder));
+      change(LeaderTerm.standby(lease, holder));
     }
     if (inFlight) {
       schedule(acquireEveryMs());
@@ -97,13 +120,19 @@ public final class LeaderVerticle extends VerticleBase {
   }
 
   private void acquire() {
+    if (backlog.unwritten() > 0) {
+      inFlight = false;
+      LOG.fine(() -> backlog.unwritten() + " outcomes of earlier calls are not written yet; not leading before they are");
+      schedule(acquireEveryMs());
+      return;
+    }
     long sentAt = System.nanoTime();
-    leases.tryAcquire(LEASE_NAME, holder, ttlMs).onComplete(ar -> {
+    leases.tryAcquire(lease, holder, member, ttlMs).onComplete(ar -> {
       inFlight = false;
       if (ar.succeeded() && ar.result().isPresent()) {
         lastRenewSentNanos = sentAt; // the lease runs from the database's now(), which is after sentAt
         LOG.info(holder + " became leader, epoch " + ar.result().get());
-        change(new LeaderTerm(true, ar.result().get(), holder));
+        change(LeaderTerm.leading(lease, holder, ar.result().get()));
         schedule(renewEveryMs());
       } else {
         if (ar.failed()) {
@@ -117,7 +146,7 @@ public final class LeaderVerticle extends VerticleBase {
   private void renew() {
     long sentAt = System.nanoTime();
     long epoch = term.epoch();
-    leases.renew(LEASE_NAME, holder, epoch, ttlMs).onComplete(ar -> {
+    leases.renew(lease, holder, epoch, ttlMs).onComplete(ar -> {
       inFlight = false;
       if (!term.leader() || term.epoch() != epoch) {
         schedule(acquireEveryMs());
@@ -129,7 +158,7 @@ public final class LeaderVerticle extends VerticleBase {
       } else {
         LOG.log(Level.WARNING, "lease renewal refused or failed; stepping down (epoch " + epoch + ")",
             ar.failed() ? ar.cause() : null);
-        change(LeaderTerm.standby(holder));
+        change(LeaderTerm.standby(lease, holder));
         schedule(acquireEveryMs());
       }
     });

@@ -1,18 +1,16 @@
 package ax.verticles;
 
 import ax.bus.Addresses;
-import ax.bus.LeaderTerm;
 import ax.bus.LocalCodec;
 import ax.bus.SubmitMessage;
 import ax.bus.TaskBatch;
 import ax.clock.DbClock;
-import ax.config.AxConfig.SchedulerTuning;
+import ax.leader.LeaderTerm;
 import ax.metrics.AxMetrics;
 import ax.store.ScheduleStore;
 import ax.wheel.ScheduledTask;
 import ax.wheel.TieredSchedule;
 import io.vertx.core.Future;
-import io.vertx.core.VerticleBase;
 import io.vertx.core.eventbus.MessageConsumer;
 import io.vertx.core.json.JsonArray;
 import io.vertx.core.json.JsonObject;
@@ -36,16 +34,35 @@ import java.util.logging.Logger;
  * the database. A task refused because memory is full stays in PostgreSQL and the cursor is rewound to
  * it, so it is loaded once room frees up — nothing is dropped.
  */
-public final class WheelVerticle extends VerticleBase {
+public final class WheelVerticle extends TermBoundVerticle {
   private static final Logger LOG = Logger.getLogger(WheelVerticle.class.getName());
   private static final long MAX_SLEEP_MS = 1_000;
 
+  /**
+   * @param tickMs        wheel tick
+   * @param wheelSize     slots per wheel level
+   * @param wheelWindowMs tier 1 horizon: tasks due sooner sit in the wheel
+   * @param loadWindowMs  tier 2 horizon: the loader reads this far ahead
+   * @param loadIntervalMs how often the loader reads
+   * @param loadBatch     rows per loader page
+   * @param memoryCap     tasks held in tiers 1 and 2 together
+   * @param claimBatch    due tasks per batch sent to dispatch
+   */
+  public record Settings(long tickMs, int wheelSize, long wheelWindowMs, long loadWindowMs, long loadIntervalMs,
+                         int loadBatch, int memoryCap, int claimBatch) {
+    public Settings {
+      if (tickMs < 1 || wheelSize < 8 || wheelWindowMs < tickMs || loadWindowMs < wheelWindowMs || loadIntervalMs < 1
+          || loadBatch < 1 || memoryCap < 1 || claimBatch < 1) {
+        throw new IllegalArgumentException("wheel settings out of range: " + this);
+      }
+    }
+  }
+
   private final ScheduleStore store;
   private final DbClock clock;
-  private final SchedulerTuning tuning;
+  private final Settings tuning;
   private final AxMetrics metrics;
 
-  private LeaderTerm term;
   private TieredSchedule schedule;
   private long cursorTimeMs;
   private long cursorTaskId;
@@ -56,7 +73,7 @@ public final class WheelVerticle extends VerticleBase {
   /** Cluster-wide while leading: submissions accepted by other nodes (see {@link SubmitMessage}). */
   private MessageConsumer<JsonArray> submitConsumer;
 
-  public WheelVerticle(ScheduleStore store, DbClock clock, SchedulerTuning tuning, AxMetrics metrics) {
+  public WheelVerticle(ScheduleStore store, DbClock clock, Settings tuning, AxMetrics metrics) {
     this.store = store;
     this.clock = clock;
     this.tuning = tuning;
@@ -64,9 +81,8 @@ public final class WheelVerticle extends VerticleBase {
   }
 
   @Override
-  public Future<?> start() {
+  protected Future<?> startRole() {
     var bus = vertx.eventBus();
-    bus.<LeaderTerm>localConsumer(Addresses.LEADER_CHANGED, msg -> onTerm(msg.body()));
     bus.<TaskBatch>localConsumer(Addresses.WHEEL_SCHEDULE, msg -> onSchedule(msg.body().tasks()));
     bus.<Long>localConsumer(Addresses.WHEEL_CANCEL, msg -> onCancel(msg.body()));
     bus.<Void>localConsumer(Addresses.WHEEL_STATS, msg -> msg.reply(stats()));
@@ -74,26 +90,27 @@ public final class WheelVerticle extends VerticleBase {
     return Future.succeededFuture();
   }
 
-  private void onTerm(LeaderTerm next) {
-    boolean wasLeader = term != null && term.leader();
-    term = next;
-    if (next.leader() && !wasLeader) {
-      // Rebuild from PostgreSQL: everything pending, from the oldest, as far as the cap allows.
-      schedule = new TieredSchedule(tuning.tickMs(), tuning.wheelSize(), tuning.wheelWindowMs(),
-          tuning.memoryCap(), clock.nowMillis());
-      cursorTimeMs = 0;
-      cursorTaskId = 0;
-      loadTimerId = vertx.setPeriodic(tuning.loadIntervalMs(), id -> load());
-      submitConsumer = vertx.eventBus().consumer(Addresses.WHEEL_SUBMIT,
-          msg -> onSchedule(SubmitMessage.decode(msg.body())));
-      load();
-    } else if (!next.leader() && wasLeader) {
-      submitConsumer.unregister();
-      vertx.cancelTimer(loadTimerId);
-      cancelWake();
-      schedule = null;
-      LOG.info("standby: dropped the in-memory tiers; PostgreSQL keeps every task");
-    }
+  @Override
+  protected void onTermStarted(LeaderTerm term) {
+    // Rebuild from PostgreSQL: everything pending, from the oldest, as far as the cap allows.
+    schedule = new TieredSchedule(tuning.tickMs(), tuning.wheelSize(), tuning.wheelWindowMs(),
+        tuning.memoryCap(), clock.nowMillis());
+    cursorTimeMs = 0;
+    cursorTaskId = 0;
+    loading = false;
+    loadTimerId = vertx.setPeriodic(tuning.loadIntervalMs(), id -> load());
+    submitConsumer = vertx.eventBus().consumer(Addresses.WHEEL_SUBMIT,
+        msg -> onSchedule(SubmitMessage.decode(msg.body())));
+    load();
+  }
+
+  @Override
+  protected void onTermEnded(LeaderTerm ended) {
+    submitConsumer.unregister();
+    vertx.cancelTimer(loadTimerId);
+    cancelWake();
+    schedule = null;
+    LOG.info("standby: dropped the in-memory tiers; PostgreSQL keeps every task");
   }
 
   private void onSchedule(List<ScheduledTask> tasks) {
@@ -133,13 +150,9 @@ public final class WheelVerticle extends VerticleBase {
       return;
     }
     loading = true;
-    long epoch = term.epoch();
     long horizon = clock.nowMillis() + tuning.loadWindowMs();
-    store.loadPending(cursorTimeMs, cursorTaskId, horizon, limit).onComplete(ar -> {
+    store.loadPending(cursorTimeMs, cursorTaskId, horizon, limit).onComplete(inTerm(ar -> {
       loading = false;
-      if (schedule == null || term.epoch() != epoch) {
-        return;
-      }
       if (ar.failed()) {
         LOG.log(Level.WARNING, "loading the next window failed; retrying on the next interval", ar.cause());
         return;
@@ -160,7 +173,7 @@ public final class WheelVerticle extends VerticleBase {
       if (!refused && rows.size() == limit) {
         vertx.runOnContext(v -> load()); // more in this window: keep going
       }
-    });
+    }));
   }
 
   /** Sets the single wake-up timer for the earliest non-empty bucket, if earlier than the current one. */

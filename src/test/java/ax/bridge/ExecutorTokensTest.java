@@ -1,5 +1,6 @@
 package ax.bridge;
 
+import ax.protocol.TokenClaims;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
@@ -40,7 +41,7 @@ class ExecutorTokensTest {
     String token = ExecutorTokens.mint(vertx, SECRET, "ex-1", 3_600);
 
     assertEquals("ex-1", verify(SECRET, token));
-    assertEquals("ex-1", ExecutorTokens.unverifiedSubject(token));
+    assertEquals("ex-1", TokenClaims.unverifiedSubject(token)); // what the SDK reads, without the secret
   }
 
   @Test
@@ -79,24 +80,13 @@ class ExecutorTokensTest {
   }
 
   @Test
-  void executorIdsUseASmallAlphabet() {
-    assertTrue(ExecutorTokens.isValidExecutorId("ex-1.zone_a:7"));
-    assertTrue(ExecutorTokens.isValidExecutorId("x".repeat(64)));
-    assertFalse(ExecutorTokens.isValidExecutorId("x".repeat(65)));
-    assertFalse(ExecutorTokens.isValidExecutorId(""));
-    assertFalse(ExecutorTokens.isValidExecutorId("ex 1"));
-    assertFalse(ExecutorTokens.isValidExecutorId("ex/1"));
+  void aTokenIsMintedOnlyForAValidExecutorId() {
     assertThrows(IllegalArgumentException.class, () -> ExecutorTokens.mint(vertx, SECRET, "ex/1", 60));
+    assertThrows(IllegalArgumentException.class, () -> ExecutorTokens.mint(vertx, SECRET, "x".repeat(65), 60));
   }
 
   @Test
   void aNonPositiveTtlIsRefused() {
     assertThrows(IllegalArgumentException.class, () -> ExecutorTokens.mint(vertx, SECRET, "ex-1", 0));
-  }
-
-  @Test
-  void somethingThatIsNotAJwtHasNoSubject() {
-    assertThrows(IllegalArgumentException.class, () -> ExecutorTokens.unverifiedSubject("abc"));
-    assertThrows(IllegalArgumentException.class, () -> ExecutorTokens.unverifiedSubject("a.!!!.c"));
   }
 }

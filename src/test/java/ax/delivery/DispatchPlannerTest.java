@@ -2,6 +2,7 @@ package ax.delivery;
 
 import ax.fleet.ExecutorSelector;
 import ax.fleet.ExecutorView;
+import ax.task.ReadyTask;
 import org.junit.jupiter.api.Test;
 
 import java.util.ArrayList;
@@ -20,7 +21,7 @@ class DispatchPlannerTest {
   private static List<ReadyTask> tasks(int n) {
     List<ReadyTask> out = new ArrayList<>();
     for (int i = 1; i <= n; i++) {
-      out.add(new ReadyTask(i, "t", "p", 5, i, 1_000, null, 0, 2, 1, 0));
+      out.add(new ReadyTask(i, "t", "p", 5, i, i, 1_000, null, 0, 2, 1, 0));
     }
     return out;
   }

@@ -1,5 +1,6 @@
 package ax.delivery;
 
+import ax.task.ReadyTask;
 import org.junit.jupiter.api.Test;
 
 import java.util.List;
@@ -10,7 +11,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 class ReadyQueueTest {
   private static ReadyTask task(long id, String processor, int priority, long trigger) {
-    return new ReadyTask(id, "t", processor, priority, trigger, 1_000, null, 0, 2, 1, 0);
+    return new ReadyTask(id, "t", processor, priority, trigger, trigger, 1_000, null, 0, 2, 1, 0);
   }
 
   @Test

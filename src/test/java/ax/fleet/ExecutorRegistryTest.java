@@ -25,10 +25,10 @@ class ExecutorRegistryTest {
     ExecutorRegistry r = new ExecutorRegistry(HB);
     ExecutorSession s = r.register(reg("a"), 0).value();
     assertFalse(s.takesWork());
-    assertFalse(r.candidates("echo").get(0).available());
+    assertFalse(r.candidates("echo", id -> 0).get(0).available());
     r.heartbeat("a", s.session(), IDLE, 100);
     assertTrue(s.takesWork());
-    assertEquals(12, r.candidates("echo").get(0).freeThreads(), "8 threads + 4 buffer");
+    assertEquals(12, r.candidates("echo", id -> 0).get(0).freeThreads(), "8 threads + 4 buffer");
   }
 
   @Test
@@ -67,12 +67,11 @@ class ExecutorRegistryTest {
   }
 
   @Test
-  void aReconnectReplacesTheSessionAndKeepsTheCount() {
+  void aReconnectReplacesTheSession() {
     ExecutorRegistry r = new ExecutorRegistry(HB);
     ExecutorSession s = r.register(reg("a"), 0).value();
-    s.handedOver(5);
     ExecutorSession t = r.register(reg("a"), 10).value();
-    assertEquals(5, t.outstanding());
+    assertNotEquals(s.session(), t.session());
     assertTrue(r.heartbeat("a", s.session(), IDLE, 20).isEmpty(), "the old session is gone");
   }
 
@@ -81,13 +80,11 @@ class ExecutorRegistryTest {
     ExecutorRegistry r = new ExecutorRegistry(HB);
     ExecutorSession s = r.register(reg("a"), 0).value();
     r.heartbeat("a", s.session(), IDLE, 0);
-    s.handedOver(10);
-    assertEquals(2, s.freeSlots());
-    assertEquals(2, s.backlog(), "2 tasks wait in the buffer beyond 8 workers");
-    s.handedOver(2);
-    assertFalse(r.candidates("echo").get(0).available(), "full: nothing more is sent");
-    s.settled(3);
-    assertTrue(r.candidates("echo").get(0).available());
+    assertEquals(2, s.freeSlots(10));
+    assertEquals(2, s.backlog(10), "2 tasks wait in the buffer beyond 8 workers");
+    assertFalse(r.candidates("echo", id -> 12).get(0).available(), "full: nothing more is sent");
+    assertTrue(r.candidates("echo", id -> 9).get(0).available());
+    assertEquals(0, s.freeSlots(13), "never negative, even past the capacity");
   }
 
   @Test

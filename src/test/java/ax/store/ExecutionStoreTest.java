@@ -1,11 +1,12 @@
 package ax.store;
 
-import ax.dispatch.Completion;
-import ax.dispatch.OutcomePolicy;
-import ax.store.ExecutionStore.Dispatched;
-import ax.store.ExecutionStore.Settled;
-import ax.store.ScheduleStore.Fence;
+import ax.leader.Fence;
+import ax.task.Attempt;
+import ax.task.AttemptBudget;
+import ax.task.Completion;
 import ax.task.NewTask;
+import ax.task.OutcomePolicy;
+import ax.task.Settled;
 import ax.task.RetryBackoff;
 import ax.task.TaskStatus;
 import org.junit.jupiter.api.AfterAll;
@@ -39,8 +40,8 @@ class ExecutionStoreTest {
   @BeforeAll
   static void setUp() {
     db = new StoreFixture();
-    store = new ExecutionStore(db.pool);
-    schedule = new ScheduleStore(db.pool);
+    store = new ExecutionStore(db.pool, "node-a");
+    schedule = new ScheduleStore(db.pool, "node-a");
     tasks = new TaskStore(db.pool);
     leases = new LeaseStore(db.pool);
   }
@@ -52,9 +53,9 @@ class ExecutionStoreTest {
 
   @BeforeEach
   void freshLeaseAndTable() {
-    db.pool.query("TRUNCATE tasks, task_attempts, leases").execute().await();
-    long epoch = leases.tryAcquire("scheduler", "node-a/1", 30_000).await().orElseThrow();
-    fence = new Fence("scheduler", "node-a/1", epoch, "node-a");
+    db.pool.query("TRUNCATE tasks, task_attempts, leases, lease_terms").execute().await();
+    long epoch = leases.tryAcquire("scheduler", "node-a/1", null, 30_000).await().orElseThrow();
+    fence = new Fence("scheduler", "node-a/1", epoch);
   }
 
   private NewTask ready() {
@@ -74,8 +75,8 @@ class ExecutionStoreTest {
     tasks.insert(future).await();
     assertTrue(store.dispatch(new long[] {future.taskId()}, "ex-1", 2_000, fence).await().isEmpty());
     NewTask t = ready();
-    List<Dispatched> first = store.dispatch(new long[] {t.taskId()}, "ex-1", 2_000, fence).await();
-    assertEquals(List.of(new Dispatched(t.taskId(), 1)), first);
+    List<Attempt> first = store.dispatch(new long[] {t.taskId()}, "ex-1", 2_000, fence).await();
+    assertEquals(List.of(new Attempt(t.taskId(), 1)), first);
     assertEquals(TaskStatus.DISPATCHING, status(t));
     assertTrue(store.dispatch(new long[] {t.taskId()}, "ex-2", 2_000, fence).await().isEmpty(),
         "a DISPATCHING task cannot be handed to a second executor");
@@ -84,18 +85,18 @@ class ExecutionStoreTest {
   @Test
   void aDeposedLeaderCanNeitherDispatchNorComplete() {
     NewTask t = ready();
-    Fence stale = new Fence(fence.leaseName(), fence.holder(), fence.epoch() - 1, fence.nodeId());
+    Fence stale = new Fence(fence.lease(), fence.holder(), fence.epoch() + 1);
     assertTrue(store.dispatch(new long[] {t.taskId()}, "ex-1", 2_000, stale).await().isEmpty());
-    Dispatched d = store.dispatch(new long[] {t.taskId()}, "ex-1", 2_000, fence).await().get(0);
+    Attempt d = store.dispatch(new long[] {t.taskId()}, "ex-1", 2_000, fence).await().get(0);
     Completion ok = OUTCOMES.succeeded(t.taskId(), d.attempt(), 0, "{\"ok\":true}");
-    assertTrue(store.complete(List.of(ok), "ex-1", stale).await().isEmpty(), "stale epoch completes nothing");
+    assertTrue(store.complete(List.of(ok), "ex-1", stale).await().isEmpty(), "another epoch completes nothing");
     assertEquals(TaskStatus.DISPATCHING, status(t));
   }
 
   @Test
   void ackMakesItRunningAndOnlyTheExecutorHoldingTheAttemptCanComplete() {
     NewTask t = ready();
-    Dispatched d = store.dispatch(new long[] {t.taskId()}, "ex-1", 2_000, fence).await().get(0);
+    Attempt d = store.dispatch(new long[] {t.taskId()}, "ex-1", 2_000, fence).await().get(0);
     assertEquals(0, store.acked(List.of(d), "ex-2", fence).await(), "only the addressee acks");
     assertEquals(1, store.acked(List.of(d), "ex-1", fence).await());
     assertEquals(TaskStatus.RUNNING, status(t));
@@ -106,7 +107,7 @@ class ExecutionStoreTest {
     assertTrue(store.complete(List.of(stale), "ex-1", fence).await().isEmpty(), "another attempt is refused");
     List<Settled> settled = store.complete(List.of(ok), "ex-1", fence).await();
     assertEquals(1, settled.size());
-    assertEquals("SUCCESS", settled.get(0).status());
+    assertEquals(TaskStatus.SUCCESS, settled.get(0).status());
     assertEquals("{\"by\": \"ex-1\"}", settled.get(0).resultJson());
     assertTrue(store.complete(List.of(ok), "ex-1", fence).await().isEmpty(), "a duplicate result changes nothing");
     assertEquals(1, db.pool.query("SELECT 1 FROM task_attempts WHERE executor_id = 'ex-1' AND outcome = 'SUCCESS'")
@@ -116,7 +117,7 @@ class ExecutionStoreTest {
   @Test
   void aResultIsAcceptedBeforeTheAckWasWritten() {
     NewTask t = ready();
-    Dispatched d = store.dispatch(new long[] {t.taskId()}, "ex-1", 2_000, fence).await().get(0);
+    Attempt d = store.dispatch(new long[] {t.taskId()}, "ex-1", 2_000, fence).await().get(0);
     Completion ok = OUTCOMES.succeeded(t.taskId(), d.attempt(), 0, null);
     assertEquals(1, store.complete(List.of(ok), "ex-1", fence).await().size());
     assertEquals(0, store.acked(List.of(d), "ex-1", fence).await(), "the late ack does not resurrect it");
@@ -128,7 +129,7 @@ class ExecutionStoreTest {
     NewTask held = ready();
     NewTask free = ready();
     // Given in descending order: the store sorts every batch by task id before writing.
-    List<Dispatched> both = store.dispatch(new long[] {free.taskId(), held.taskId()}, "ex-1", 2_000, fence).await();
+    List<Attempt> both = store.dispatch(new long[] {free.taskId(), held.taskId()}, "ex-1", 2_000, fence).await();
     assertEquals(2, both.size());
     SqlConnection resultWriter = db.pool.getConnection().await();
     try {
@@ -151,9 +152,9 @@ class ExecutionStoreTest {
       batch.add(ready());
     }
     long[] ids = batch.stream().mapToLong(NewTask::taskId).toArray();
-    List<Dispatched> out = store.dispatch(ids, "ex-1", 2_000, fence).await();
+    List<Attempt> out = store.dispatch(ids, "ex-1", 2_000, fence).await();
     assertEquals(60, out.size());
-    List<Dispatched> reversed = new java.util.ArrayList<>(out);
+    List<Attempt> reversed = new java.util.ArrayList<>(out);
     java.util.Collections.reverse(reversed);
     List<Completion> results = reversed.stream()
         .map(d -> OUTCOMES.succeeded(d.taskId(), d.attempt(), 0, null)).toList();
@@ -170,27 +171,27 @@ class ExecutionStoreTest {
   @Test
   void rejectedTasksGoBackToReadyAndAreFoundByTheTopUp() {
     NewTask t = ready();
-    Dispatched d = store.dispatch(new long[] {t.taskId()}, "ex-1", 2_000, fence).await().get(0);
+    Attempt d = store.dispatch(new long[] {t.taskId()}, "ex-1", 2_000, fence).await().get(0);
     assertEquals(List.of(t.taskId()), store.release(List.of(d), "ex-1", fence).await());
     assertEquals(TaskStatus.READY, status(t));
     assertEquals(List.of(t.taskId()), store.loadReady(10, List.of("reports")).await().stream()
         .map(r -> r.taskId()).toList());
     assertTrue(store.loadReady(10, List.of("other")).await().isEmpty(), "only processors someone serves");
-    Dispatched again = store.dispatch(new long[] {t.taskId()}, "ex-2", 2_000, fence).await().get(0);
+    Attempt again = store.dispatch(new long[] {t.taskId()}, "ex-2", 2_000, fence).await().get(0);
     assertEquals(d.attempt() + 1, again.attempt(), "every hand-over is a new attempt");
   }
 
   @Test
   void whatAnOfflineExecutorHeldGoesThroughTheRetryPolicy() {
     NewTask t = ready();
-    Dispatched d = store.dispatch(new long[] {t.taskId()}, "ex-1", 2_000, fence).await().get(0);
+    Attempt d = store.dispatch(new long[] {t.taskId()}, "ex-1", 2_000, fence).await().get(0);
     store.acked(List.of(d), "ex-1", fence).await();
     List<AttemptBudget> held = store.heldBy("ex-1", 100).await();
     assertEquals(1, held.size());
     Completion lost = OUTCOMES.failed(t.taskId(), held.get(0).attempt(), held.get(0).retryCount(),
         held.get(0).maxRetry(), "executor went OFFLINE", false, db.dbNow());
     List<Settled> settled = store.complete(List.of(lost), "ex-1", fence).await();
-    assertEquals("DELAYED", settled.get(0).status(), "a retry is scheduled (max_retry 2)");
+    assertEquals(TaskStatus.DELAYED, settled.get(0).status(), "a retry is scheduled (max_retry 2)");
     Completion late = OUTCOMES.succeeded(t.taskId(), d.attempt(), 0, null);
     assertTrue(store.complete(List.of(late), "ex-1", fence).await().isEmpty(),
         "the OFFLINE executor's late result for that attempt is refused");
@@ -210,18 +211,18 @@ class ExecutionStoreTest {
 
     List<Settled> settled = new java.util.ArrayList<>();
     for (long shard : new long[] {9_000_012L, 9_000_010L}) {
-      Dispatched d = store.dispatch(new long[] {shard}, "ex-1", 2_000, fence).await().get(0);
+      Attempt d = store.dispatch(new long[] {shard}, "ex-1", 2_000, fence).await().get(0);
       settled.addAll(store.complete(List.of(OUTCOMES.succeeded(shard, d.attempt(), 0, "{\"s\":" + shard + "}")),
           "ex-1", fence).await());
     }
     assertEquals(parent.taskId(), settled.get(0).parentId());
-    assertTrue(store.settleParents(List.of(parent.taskId())).await().isEmpty(), "one shard is still out");
+    assertTrue(store.settleParents(List.of(parent.taskId()), fence).await().isEmpty(), "one shard is still out");
     assertEquals(TaskStatus.RUNNING, status(parent));
 
-    Dispatched last = store.dispatch(new long[] {9_000_011L}, "ex-2", 2_000, fence).await().get(0);
+    Attempt last = store.dispatch(new long[] {9_000_011L}, "ex-2", 2_000, fence).await().get(0);
     store.complete(List.of(OUTCOMES.succeeded(9_000_011L, last.attempt(), 0, "{\"s\":9000011}")), "ex-2", fence).await();
-    List<Settled> done = store.settleParents(List.of(parent.taskId())).await();
-    assertEquals("SUCCESS", done.get(0).status());
+    List<Settled> done = store.settleParents(List.of(parent.taskId()), fence).await();
+    assertEquals(TaskStatus.SUCCESS, done.get(0).status());
     assertEquals("[{\"s\": 9000010}, {\"s\": 9000011}, {\"s\": 9000012}]", done.get(0).resultJson(),
         "results in shard order");
   }
@@ -233,10 +234,10 @@ class ExecutionStoreTest {
         60_000, null, "reports", null, null, 2);
     tasks.insert(parent, new long[] {9_100_010L, 9_100_011L}).await();
     schedule.claimDue(new long[] {9_100_010L, 9_100_011L}, fence).await();
-    Dispatched d = store.dispatch(new long[] {9_100_010L}, "ex-1", 2_000, fence).await().get(0);
+    Attempt d = store.dispatch(new long[] {9_100_010L}, "ex-1", 2_000, fence).await().get(0);
     store.complete(List.of(OUTCOMES.failed(9_100_010L, d.attempt(), 0, 0, "boom", false, now)), "ex-1", fence).await();
-    List<Settled> done = store.settleParents(List.of(parent.taskId())).await();
-    assertEquals("FAILED", done.get(0).status());
+    List<Settled> done = store.settleParents(List.of(parent.taskId()), fence).await();
+    assertEquals(TaskStatus.FAILED, done.get(0).status());
     assertEquals("1 of 2 shards failed", done.get(0).error());
   }
 }

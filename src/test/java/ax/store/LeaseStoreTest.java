@@ -28,22 +28,29 @@ class LeaseStoreTest {
 
   @Test
   void onlyOneHolderAtATimeAndEveryNewTermBumpsTheEpoch() {
-    long e1 = leases.tryAcquire("l1", "a", 30_000).await().orElseThrow();
-    assertTrue(leases.tryAcquire("l1", "b", 30_000).await().isEmpty(), "b cannot take an unexpired lease");
+    long e1 = leases.tryAcquire("l1", "a", "member-a", 30_000).await().orElseThrow();
+    assertTrue(leases.tryAcquire("l1", "b", "member-b", 30_000).await().isEmpty(), "b cannot take an unexpired lease");
     assertTrue(leases.renew("l1", "a", e1, 30_000).await());
     assertFalse(leases.renew("l1", "b", e1, 30_000).await(), "only the holder renews");
     assertTrue(leases.resign("l1", "a", e1).await());
-    long e2 = leases.tryAcquire("l1", "b", 30_000).await().orElseThrow();
+    long e2 = leases.tryAcquire("l1", "b", "member-b", 30_000).await().orElseThrow();
     assertEquals(e1 + 1, e2);
     assertFalse(leases.renew("l1", "a", e1, 30_000).await(), "the old term cannot be renewed");
+    var terms = db.pool.query("SELECT epoch, holder, member FROM lease_terms WHERE name = 'l1' ORDER BY epoch")
+        .execute().await();
+    assertEquals(2, terms.rowCount(), "every term is recorded with its holder and cluster member");
+    var first = terms.iterator().next();
+    assertEquals(e1, first.getLong("epoch"));
+    assertEquals("a", first.getString("holder"));
+    assertEquals("member-a", first.getString("member"));
   }
 
   @Test
   void anExpiredLeaseCanBeTakenOverButNotRenewed() throws Exception {
-    long e1 = leases.tryAcquire("l2", "a", 1_000).await().orElseThrow();
+    long e1 = leases.tryAcquire("l2", "a", "member-a", 1_000).await().orElseThrow();
     Thread.sleep(1_100); // real database time must pass; this is an integration test
     assertFalse(leases.renew("l2", "a", e1, 1_000).await());
-    assertEquals(e1 + 1, leases.tryAcquire("l2", "b", 1_000).await().orElseThrow());
+    assertEquals(e1 + 1, leases.tryAcquire("l2", "b", "member-b", 1_000).await().orElseThrow());
   }
 
   @Test

@@ -1,9 +1,13 @@
 package ax.store;
 
-import ax.dispatch.ClaimedTask;
-import ax.dispatch.Completion;
-import ax.store.ScheduleStore.Fence;
+import ax.leader.Fence;
+import ax.task.AttemptBudget;
+import ax.task.Completion;
+import ax.task.Completion.AttemptOutcome;
+import ax.task.HttpTask;
 import ax.task.NewTask;
+import ax.task.OutcomePolicy;
+import ax.task.RetryBackoff;
 import ax.task.TaskStatus;
 import ax.wheel.ScheduledTask;
 import io.vertx.sqlclient.Tuple;
@@ -28,7 +32,7 @@ class ScheduleStoreTest {
   @BeforeAll
   static void setUp() {
     db = new StoreFixture();
-    store = new ScheduleStore(db.pool);
+    store = new ScheduleStore(db.pool, "node-a");
     tasks = new TaskStore(db.pool);
     leases = new LeaseStore(db.pool);
   }
@@ -40,9 +44,9 @@ class ScheduleStoreTest {
 
   @BeforeEach
   void freshLeaseAndTable() {
-    db.pool.query("TRUNCATE tasks, task_attempts, leases").execute().await();
-    long epoch = leases.tryAcquire("scheduler", "node-a/1", 30_000).await().orElseThrow();
-    fence = new Fence("scheduler", "node-a/1", epoch, "node-a");
+    db.pool.query("TRUNCATE tasks, task_attempts, leases, lease_terms").execute().await();
+    long epoch = leases.tryAcquire("scheduler", "node-a/1", "member-a", 30_000).await().orElseThrow();
+    fence = new Fence("scheduler", "node-a/1", epoch);
   }
 
   private NewTask insert(NewTask t) {
@@ -75,7 +79,7 @@ class ScheduleStoreTest {
     NewTask due = insert(StoreFixture.httpTask(now - 10, TaskStatus.READY));
     NewTask future = insert(StoreFixture.httpTask(now + 60_000, TaskStatus.DELAYED));
 
-    List<ClaimedTask> claimed = store.claimDue(new long[] {due.taskId(), future.taskId()}, fence).await().http();
+    List<HttpTask> claimed = store.claimDue(new long[] {due.taskId(), future.taskId()}, fence).await().http();
     assertEquals(1, claimed.size());
     assertEquals(due.taskId(), claimed.get(0).taskId());
     assertEquals(1, claimed.get(0).attempt());
@@ -94,9 +98,9 @@ class ScheduleStoreTest {
   void claimWithAStaleEpochOrAfterTheLeaseExpiredClaimsNothing() {
     long now = db.dbNow();
     NewTask due = insert(StoreFixture.httpTask(now - 10, TaskStatus.READY));
-    Fence stale = new Fence(fence.leaseName(), fence.holder(), fence.epoch() - 1, "node-a");
+    Fence stale = new Fence(fence.lease(), fence.holder(), fence.epoch() + 1);
     assertTrue(store.claimDue(new long[] {due.taskId()}, stale).await().http().isEmpty());
-    Fence otherHolder = new Fence(fence.leaseName(), "node-b/1", fence.epoch(), "node-b");
+    Fence otherHolder = new Fence(fence.lease(), "node-b/1", fence.epoch());
     assertTrue(store.claimDue(new long[] {due.taskId()}, otherHolder).await().http().isEmpty());
     leases.resign("scheduler", "node-a/1", fence.epoch()).await();
     assertTrue(store.claimDue(new long[] {due.taskId()}, fence).await().http().isEmpty(), "expired lease fences the claim");
@@ -112,7 +116,7 @@ class ScheduleStoreTest {
     assertEquals(List.of(p.taskId()), claimed.ready().stream().map(r -> r.taskId()).toList(), "only the due one");
     assertEquals(TaskStatus.DELAYED, tasks.find("tenant-a", p.taskId()).await().orElseThrow().status(),
         "the executor dispatch writes it (DELAYED → DISPATCHING) when an executor has room");
-    Fence stale = new Fence(fence.leaseName(), fence.holder(), fence.epoch() + 1, fence.nodeId());
+    Fence stale = new Fence(fence.lease(), fence.holder(), fence.epoch() + 1);
     assertTrue(store.claimDue(new long[] {p.taskId()}, stale).await().ready().isEmpty(), "fenced like a claim");
   }
 
@@ -120,11 +124,12 @@ class ScheduleStoreTest {
   void completionAppliesOnlyToTheRunningAttemptAndLogsIt() {
     long now = db.dbNow();
     NewTask t = insert(StoreFixture.httpTask(now - 10, TaskStatus.READY));
-    ClaimedTask c = store.claimDue(new long[] {t.taskId()}, fence).await().http().get(0);
+    HttpTask c = store.claimDue(new long[] {t.taskId()}, fence).await().http().get(0);
 
-    Completion ok = new Completion(t.taskId(), c.attempt(), TaskStatus.SUCCESS, "{\"ok\":true}", null, 0, -1, "SUCCESS");
-    assertEquals(1, store.completeRunning(List.of(ok), fence).await().size());
-    assertEquals(0, store.completeRunning(List.of(ok), fence).await().size(), "a duplicate result changes nothing");
+    Completion ok = new Completion(t.taskId(), c.attempt(), TaskStatus.SUCCESS, "{\"ok\":true}", null, 0, -1,
+        AttemptOutcome.SUCCESS);
+    assertEquals(1, store.completeCalls(List.of(ok)).await().size());
+    assertEquals(0, store.completeCalls(List.of(ok)).await().size(), "a duplicate result changes nothing");
 
     var done = tasks.find("tenant-a", t.taskId()).await().orElseThrow();
     assertEquals(TaskStatus.SUCCESS, done.status());
@@ -136,17 +141,22 @@ class ScheduleStoreTest {
   void aFailureWithRetriesLeftGoesBackToDelayedAtTheBackoffTime() {
     long now = db.dbNow();
     NewTask t = insert(StoreFixture.httpTask(now - 10, TaskStatus.READY));
-    ClaimedTask c = store.claimDue(new long[] {t.taskId()}, fence).await().http().get(0);
+    HttpTask c = store.claimDue(new long[] {t.taskId()}, fence).await().http().get(0);
     long retryAt = now + 10_000;
-    Completion retry = new Completion(t.taskId(), c.attempt(), TaskStatus.DELAYED, null, "HTTP 500", 1, retryAt, "FAILED");
-    var applied = store.completeRunning(List.of(retry), fence).await();
+    Completion retry = new Completion(t.taskId(), c.attempt(), TaskStatus.DELAYED, null, "HTTP 500", 1, retryAt,
+        AttemptOutcome.FAILED);
+    var applied = store.completeCalls(List.of(retry)).await();
     assertEquals(1, applied.size());
-    assertEquals("DELAYED", applied.get(0).status());
-    assertEquals(retryAt, applied.get(0).triggerTimeMs());
+    assertEquals(TaskStatus.DELAYED, applied.get(0).status());
+    assertEquals(retryAt, applied.get(0).dueMs());
 
     var stored = tasks.find("tenant-a", t.taskId()).await().orElseThrow();
     assertEquals(1, stored.retryCount());
     assertEquals("HTTP 500", stored.error());
+    assertEquals(now - 10, stored.triggerTime().toInstant().toEpochMilli(), "trigger_time stays what the caller asked");
+    assertEquals(List.of(t.taskId()), store.loadPending(0, 0, retryAt + 1, 10).await().stream()
+        .map(ScheduledTask::taskId).toList(), "the loader finds it at its next trigger time");
+    assertTrue(store.loadPending(0, 0, retryAt - 1, 10).await().isEmpty());
   }
 
   @Test
@@ -159,7 +169,8 @@ class ScheduleStoreTest {
         .execute(Tuple.of(t.taskId())).await();
     var overdue = store.overdueRunning(5_000, 10).await();
     assertEquals(1, overdue.size());
-    assertEquals(1, overdue.get(0).attempt());
+    assertEquals(1, overdue.get(0).attempt().attempt());
+    assertTrue(overdue.get(0).http());
   }
 
   @Test
@@ -170,5 +181,68 @@ class ScheduleStoreTest {
     insert(StoreFixture.httpTask(now - 7_200_000, TaskStatus.DELAYED)); // beyond the lookback
     var found = store.overduePending(3_600_000, 5_000, 100).await();
     assertEquals(List.of(overdue.taskId()), found.stream().map(ScheduledTask::taskId).toList());
+  }
+
+  @Test
+  void theOutcomeOfACallIsWrittenByAttemptEvenWithoutTheLease() {
+    long now = db.dbNow();
+    NewTask t = insert(StoreFixture.httpTask(now - 10, TaskStatus.READY));
+    HttpTask c = store.claimDue(new long[] {t.taskId()}, fence).await().http().get(0);
+    leases.resign("scheduler", "node-a/1", fence.epoch()).await(); // the node lost its term meanwhile
+    Completion ok = new Completion(t.taskId(), c.attempt(), TaskStatus.SUCCESS, null, null, 0, -1,
+        AttemptOutcome.SUCCESS);
+    assertEquals(1, store.completeCalls(List.of(ok)).await().size(), "the call happened: its outcome is the truth");
+    assertEquals(TaskStatus.SUCCESS, tasks.find("tenant-a", t.taskId()).await().orElseThrow().status());
+  }
+
+  @Test
+  void aLostCallIsFiredAgainWithoutUsingARetryAndItsLateOutcomeIsRefused() {
+    long now = db.dbNow();
+    NewTask t = insert(StoreFixture.httpTask(now - 10, TaskStatus.READY));
+    HttpTask c = store.claimDue(new long[] {t.taskId()}, fence).await().http().get(0);
+    AttemptBudget running = new AttemptBudget(t.taskId(), c.attempt(), 0, 2, 0);
+    Completion lost = new OutcomePolicy(RetryBackoff.defaults()).lost(running, "holder left", now);
+    Fence stale = new Fence(fence.lease(), fence.holder(), fence.epoch() + 1);
+    assertTrue(store.settleLost(List.of(lost), stale).await().isEmpty(), "recovery writes are fenced by the term");
+    var settled = store.settleLost(List.of(lost), fence).await();
+    assertEquals(TaskStatus.DELAYED, settled.get(0).status());
+    assertEquals(now, settled.get(0).dueMs(), "due again at once");
+
+    var row = db.pool.preparedQuery("SELECT retry_count, refires, trigger_time FROM tasks WHERE task_id = $1")
+        .execute(Tuple.of(t.taskId())).await().iterator().next();
+    assertEquals(0, row.getInteger("retry_count"), "a lost attempt does not use a retry");
+    assertEquals(1, row.getInteger("refires"));
+    assertEquals("LOST", db.pool.preparedQuery("SELECT outcome FROM task_attempts WHERE task_id = $1")
+        .execute(Tuple.of(t.taskId())).await().iterator().next().getString("outcome"));
+
+    Completion late = new Completion(t.taskId(), c.attempt(), TaskStatus.SUCCESS, null, null, 0, -1,
+        AttemptOutcome.SUCCESS);
+    assertTrue(store.completeCalls(List.of(late)).await().isEmpty(),
+        "the old holder's late outcome is refused: the task moved on to another attempt");
+  }
+
+  @Test
+  void theCallsOfOlderTermsAreFoundWithWhoHeldThem() {
+    long now = db.dbNow();
+    NewTask t = insert(StoreFixture.httpTask(now - 10, TaskStatus.READY));
+    store.claimDue(new long[] {t.taskId()}, fence).await();
+    assertTrue(store.termsWithCallsInFlight("scheduler", fence.epoch()).await().isEmpty(), "not older than ours");
+    var terms = store.termsWithCallsInFlight("scheduler", fence.epoch() + 1).await();
+    assertEquals(List.of(new ScheduleStore.TermInFlight(fence.epoch(), "node-a/1", "member-a")), terms);
+    assertEquals(List.of(t.taskId()), store.callsOfTerms(List.of(fence.epoch()), 10).await().stream()
+        .map(AttemptBudget::taskId).toList());
+  }
+
+  @Test
+  void rescuingUnackedDispatchesIsAFencedLeaderWrite() {
+    long now = db.dbNow();
+    NewTask p = insert(StoreFixture.processorTask(now - 5, TaskStatus.DELAYED));
+    new ExecutionStore(db.pool, "node-a").dispatch(new long[] {p.taskId()}, "ex-1", 0, fence).await();
+    db.pool.preparedQuery("UPDATE tasks SET lease_deadline = now() - interval '1 second' WHERE task_id = $1")
+        .execute(Tuple.of(p.taskId())).await();
+    Fence stale = new Fence(fence.lease(), fence.holder(), fence.epoch() + 1);
+    assertTrue(store.rescueUnacked(stale).await().isEmpty());
+    assertEquals(List.of(p.taskId()), store.rescueUnacked(fence).await().stream().map(ScheduledTask::taskId).toList());
+    assertEquals(TaskStatus.READY, tasks.find("tenant-a", p.taskId()).await().orElseThrow().status());
   }
 }

@@ -1,0 +1,51 @@
+package ax.delivery;
+
+/**
+ * What the executor dispatch tells the outside about its decisions, for metrics and logs. Called on the
+ * dispatch's own thread; implementations must not block.
+ */
+public interface DispatchObserver {
+  /** {@code registered}, {@code suspect}, {@code offline}, {@code draining} or {@code left}. */
+  void executorEvent(String executorId, String event);
+
+  /** Messages refused: {@code heartbeat} from an unknown session, {@code result} items not applied. */
+  void refused(String kind, int count);
+
+  /** Outcomes recorded (results, and the failures of tasks an OFFLINE executor held). */
+  void outcomes(int successes, int failures);
+
+  /** Retries (or re-fires) scheduled by recorded outcomes. */
+  void retriesScheduled(int count);
+
+  /** A dispatch went unanswered (no ack within the ack timeout); its tasks go back to READY. */
+  void dispatchUnanswered(String executorId, int tasks);
+
+  /** An OFFLINE executor's tasks were handed to the retry policy. */
+  void offlineSettled(String executorId, int tasks);
+
+  DispatchObserver NONE = new DispatchObserver() {
+    @Override
+    public void executorEvent(String executorId, String event) {
+    }
+
+    @Override
+    public void refused(String kind, int count) {
+    }
+
+    @Override
+    public void outcomes(int successes, int failures) {
+    }
+
+    @Override
+    public void retriesScheduled(int count) {
+    }
+
+    @Override
+    public void dispatchUnanswered(String executorId, int tasks) {
+    }
+
+    @Override
+    public void offlineSettled(String executorId, int tasks) {
+    }
+  };
+}

@@ -1,0 +1,23 @@
+package ax.task;
+
+/**
+ * A processor task that is due in PostgreSQL and waits in the leader's memory for an executor with room.
+ *
+ * @param triggerTimeMs the time the caller asked for (what the executor is told)
+ * @param dueMs         when this attempt became due: the trigger time, or a retry's backoff time
+ * @param payloadJson   the stored JSON text or null
+ */
+public record ReadyTask(
+    long taskId,
+    String taskType,
+    String processor,
+    int priority,
+    long triggerTimeMs,
+    long dueMs,
+    int timeoutMs,
+    String payloadJson,
+    int retryCount,
+    int maxRetry,
+    int shardTotal,
+    int shardIndex) {
+}
