@@ -1,11 +1,11 @@
 package ax.api;
 
+import ax.store.StoreErrors;
 import io.vertx.ext.web.RoutingContext;
 import io.vertx.ext.web.handler.HttpException;
 import io.vertx.json.schema.OutputUnit;
 import io.vertx.openapi.validation.SchemaValidationException;
 import io.vertx.openapi.validation.ValidatorException;
-import io.vertx.pgclient.PgException;
 
 import java.util.LinkedHashSet;
 import java.util.Set;
@@ -60,21 +60,7 @@ public final class ApiErrors {
 
   /** True for connection-level failures (PostgreSQL down or restarting), which deserve a 503, not a 500. */
   public static boolean isDatabaseUnavailable(Throwable t) {
-    for (Throwable c = t; c != null; c = c.getCause()) {
-      if (c instanceof PgException pg) {
-        String state = pg.getSqlState();
-        return state != null && (state.startsWith("08") || state.startsWith("57P") || state.equals("53300"));
-      }
-      if (c instanceof java.net.ConnectException || c instanceof io.vertx.core.VertxException
-          && String.valueOf(c.getMessage()).toLowerCase().contains("closed")) {
-        return true;
-      }
-      if (c instanceof io.vertx.core.http.ConnectionPoolTooBusyException
-          || c.getClass().getName().contains("NoStackTraceTimeoutException")) {
-        return true;
-      }
-    }
-    return false;
+    return StoreErrors.isUnavailable(t);
   }
 
   static String describe(ValidatorException ve) {

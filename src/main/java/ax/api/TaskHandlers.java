@@ -8,8 +8,8 @@ import ax.bus.TaskBatch;
 import ax.clock.DbClock;
 import ax.http.CallbackUrlPolicy;
 import ax.http.HostResolver;
-import ax.node.NodeSlotKeeper;
 import ax.store.AttemptStore;
+import ax.store.StoreErrors;
 import ax.store.TaskStore;
 import ax.task.NewTask;
 import ax.task.TaskIdGenerator;
@@ -24,11 +24,11 @@ import io.vertx.core.json.DecodeException;
 import io.vertx.core.json.JsonArray;
 import io.vertx.core.json.JsonObject;
 import io.vertx.ext.web.RoutingContext;
-import io.vertx.pgclient.PgException;
 
 import java.net.URI;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.function.BooleanSupplier;
 
 /**
  * The task operations of openapi.yaml, bound by operationId. Each handler runs after the HMAC handler
@@ -50,13 +50,14 @@ public final class TaskHandlers {
   private final CallbackUrlPolicy urlPolicy;
   private final HostResolver resolver;
   private final TaskIdGenerator ids;
-  private final NodeSlotKeeper slot;
+  /** False while this node's id slot lease is not renewed: it must not issue task ids then. */
+  private final BooleanSupplier canIssueIds;
   private final DbClock clock;
   private final long loadWindowMs;
   private final LeaderWatch leader;
 
   public TaskHandlers(Vertx vertx, TaskStore tasks, AttemptStore attempts, CallbackUrlPolicy urlPolicy,
-                      HostResolver resolver, TaskIdGenerator ids, NodeSlotKeeper slot, DbClock clock,
+                      HostResolver resolver, TaskIdGenerator ids, BooleanSupplier canIssueIds, DbClock clock,
                       long loadWindowMs, LeaderWatch leader) {
     this.leader = leader;
     this.vertx = vertx;
@@ -66,7 +67,7 @@ public final class TaskHandlers {
     this.urlPolicy = urlPolicy;
     this.resolver = resolver;
     this.ids = ids;
-    this.slot = slot;
+    this.canIssueIds = canIssueIds;
     this.clock = clock;
     this.loadWindowMs = loadWindowMs;
   }
@@ -125,7 +126,7 @@ public final class TaskHandlers {
             byId.put(plain.get(i).taskId(), list.get(i));
           }
           return byId;
-        }).recover(e -> e instanceof PgException pg && pg.getSqlState() != null && pg.getSqlState().startsWith("23")
+        }).recover(e -> StoreErrors.isConstraintViolation(e)
             ? Future.succeededFuture(java.util.Map.of()) : Future.failedFuture(e));
     together.onComplete(ar -> {
       List<Future<JsonObject>> results = new ArrayList<>(prepared.size());
@@ -208,9 +209,8 @@ public final class TaskHandlers {
   }
 
   private static <T> Future<T> asInvariantViolation(Throwable e) {
-    return Future.failedFuture(e instanceof PgException pg && pg.getSqlState() != null
-        && pg.getSqlState().startsWith("23") ? InvalidRequest.field("body", "violates a task invariant: "
-        + pg.getErrorMessage()) : e);
+    return Future.failedFuture(StoreErrors.isConstraintViolation(e)
+        ? InvalidRequest.field("body", "violates a task invariant: " + StoreErrors.message(e)) : e);
   }
 
   /** A validated task with its ids, ready to insert. */
@@ -225,7 +225,7 @@ public final class TaskHandlers {
     } catch (InvalidRequest e) {
       return Future.failedFuture(e);
     }
-    if (!slot.canIssueIds()) {
+    if (!canIssueIds.getAsBoolean()) {
       return Future.failedFuture(new InvalidRequest(Problem.unavailable(
           "this node cannot issue task ids right now (node slot lease not renewed); retry later")));
     }

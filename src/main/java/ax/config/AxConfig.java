@@ -1,6 +1,6 @@
 package ax.config;
 
-import ax.api.ratelimit.RateLimitSpec;
+import ax.ratelimit.RateLimitSpec;
 import ax.task.RetryBackoff;
 
 import java.util.Arrays;

@@ -1,10 +1,10 @@
 package ax.dispatch;
 
+import ax.store.StoreErrors;
 import ax.task.Completion;
 import ax.task.Settled;
 import io.vertx.core.Future;
 import io.vertx.core.Vertx;
-import io.vertx.pgclient.PgException;
 
 import java.util.ArrayList;
 import java.util.List;
@@ -100,7 +100,7 @@ public final class CompletionWriter {
         listener.written(ar.result(), batch.size());
         return Future.succeededFuture();
       }
-      if (isTransient(ar.cause())) {
+      if (StoreErrors.isTransient(ar.cause())) {
         LOG.log(Level.WARNING, "writing " + batch.size() + " outcomes failed; keeping them, retrying in "
             + RETRY_DELAY_MS + " ms", ar.cause());
         vertx.setTimer(RETRY_DELAY_MS, id -> {
@@ -128,18 +128,5 @@ public final class CompletionWriter {
     List<Long> ids = new ArrayList<>(batch.size());
     batch.forEach(c -> ids.add(c.taskId()));
     backlog.settled(ids, batch.size());
-  }
-
-  /**
-   * Worth retrying: the database is unreachable, restarting, overloaded, or aborted us in a conflict.
-   * Anything else (a constraint, a type error) will fail the same way again.
-   */
-  static boolean isTransient(Throwable e) {
-    if (e instanceof PgException pg) {
-      String state = pg.getSqlState() == null ? "" : pg.getSqlState();
-      return state.startsWith("08") || state.startsWith("53") || state.startsWith("57") || state.startsWith("40")
-          || state.startsWith("55");
-    }
-    return true; // connection closed, refused, timed out: not the outcome's fault
   }
 }

@@ -1,6 +1,6 @@
 package ax.http;
 
-import ax.api.auth.OutboundSignature;
+import ax.signing.OutboundSignature;
 import ax.task.HttpTask;
 import io.vertx.core.Future;
 import io.vertx.core.Promise;

@@ -6,9 +6,9 @@ import ax.api.auth.HmacAuthHandler;
 import ax.api.auth.InMemoryNonceStore;
 import ax.api.auth.NonceStore;
 import ax.api.auth.RedisNonceStore;
-import ax.api.ratelimit.InMemoryRateLimiter;
-import ax.api.ratelimit.RateLimiter;
-import ax.api.ratelimit.RedisRateLimiter;
+import ax.ratelimit.InMemoryRateLimiter;
+import ax.ratelimit.RateLimiter;
+import ax.ratelimit.RedisRateLimiter;
 import ax.bridge.ExecutorTokens;
 import ax.bus.LeaderWatch;
 import ax.bus.LocalCodec;
@@ -176,7 +176,7 @@ public final class AxNode {
     TaskIdGenerator ids = new TaskIdGenerator(slot, clock::nowMillis);
     HmacAuthHandler auth = authHandler(keys, clock);
     TaskHandlers handlers = new TaskHandlers(vertx, new TaskStore(pool), new AttemptStore(pool), urlPolicy, resolver,
-        ids, slotKeeper, clock, tuning.loadWindowMs(), LeaderWatch.attach(vertx));
+        ids, slotKeeper::canIssueIds, clock, tuning.loadWindowMs(), LeaderWatch.attach(vertx));
     ApiVerticle.Settings apiSettings = new ApiVerticle.Settings(contractPath(), config.httpPort(), config.nodeId());
     java.util.function.Supplier<ApiVerticle> apiInstance = () -> {
       ApiVerticle v = new ApiVerticle(apiSettings, auth, handlers, registry, () -> draining);

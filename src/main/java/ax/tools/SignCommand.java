@@ -1,6 +1,6 @@
 package ax.tools;
 
-import ax.api.auth.RequestSigning;
+import ax.signing.RequestSigning;
 
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;

@@ -1,6 +1,6 @@
 package ax.e2e;
 
-import ax.api.auth.RequestSigning;
+import ax.signing.RequestSigning;
 import io.vertx.core.json.JsonObject;
 
 import java.net.URI;

@@ -1,6 +1,6 @@
 package ax.e2e;
 
-import ax.api.auth.RequestSigning;
+import ax.signing.RequestSigning;
 import ax.testing.TestPostgres;
 import ax.testing.TestRedis;
 import io.vertx.core.json.JsonArray;

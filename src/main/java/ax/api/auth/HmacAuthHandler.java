@@ -2,9 +2,10 @@ package ax.api.auth;
 
 import ax.api.ApiPrincipal;
 import ax.api.Problem;
-import ax.api.ratelimit.RateLimitSpec;
-import ax.api.ratelimit.RateLimiter;
 import ax.clock.DbClock;
+import ax.ratelimit.RateLimitSpec;
+import ax.ratelimit.RateLimiter;
+import ax.signing.SignatureVerifier;
 import ax.store.ApiKeyStore;
 import io.vertx.core.Future;
 import io.vertx.core.buffer.Buffer;

@@ -1,4 +1,4 @@
-package ax.api.ratelimit;
+package ax.ratelimit;
 
 /**
  * A classic token bucket: it holds up to {@code burst} tokens, refills at {@code ratePerSecond}, and

@@ -1,4 +1,4 @@
-package ax.api.ratelimit;
+package ax.ratelimit;
 
 import io.vertx.core.Future;
 import io.vertx.redis.client.RedisAPI;

@@ -1,4 +1,4 @@
-package ax.api.auth;
+package ax.signing;
 
 import java.util.Locale;
 import java.util.Optional;

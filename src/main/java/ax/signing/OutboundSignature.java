@@ -1,4 +1,4 @@
-package ax.api.auth;
+package ax.signing;
 
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;

@@ -1,11 +1,11 @@
-package ax.api.ratelimit;
+package ax.ratelimit;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import ax.api.ratelimit.TokenBucket.Decision;
+import ax.ratelimit.TokenBucket.Decision;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CountDownLatch;

@@ -1,4 +1,4 @@
-package ax.api.ratelimit;
+package ax.ratelimit;
 
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;

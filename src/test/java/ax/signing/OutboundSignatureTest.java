@@ -1,4 +1,4 @@
-package ax.api.auth;
+package ax.signing;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;

@@ -1,4 +1,4 @@
-package ax.api.auth;
+package ax.signing;
 
 import java.io.ByteArrayOutputStream;
 import java.nio.ByteBuffer;

@@ -1,10 +1,10 @@
-package ax.api.auth;
+package ax.signing;
 
-import static ax.api.auth.RequestSigningTest.GET_SIGNATURE;
-import static ax.api.auth.RequestSigningTest.POST_BODY;
-import static ax.api.auth.RequestSigningTest.POST_SIGNATURE;
-import static ax.api.auth.RequestSigningTest.SECRET;
-import static ax.api.auth.RequestSigningTest.TIMESTAMP;
+import static ax.signing.RequestSigningTest.GET_SIGNATURE;
+import static ax.signing.RequestSigningTest.POST_BODY;
+import static ax.signing.RequestSigningTest.POST_SIGNATURE;
+import static ax.signing.RequestSigningTest.SECRET;
+import static ax.signing.RequestSigningTest.TIMESTAMP;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 

@@ -1,4 +1,4 @@
-package ax.api.ratelimit;
+package ax.ratelimit;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
