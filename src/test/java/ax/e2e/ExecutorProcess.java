@@ -46,12 +46,33 @@ final class ExecutorProcess implements AutoCloseable {
     return start(executorId, cmd);
   }
 
+  /**
+   * The example executor of examples/java-executor, built against the SDK artifact alone, configured from
+   * the environment as its README says. It records nothing: the tests read outcomes from the scheduler.
+   */
+  static ExecutorProcess javaExample(String executorId, String token, String servers) throws Exception {
+    String jar = System.getProperty("ax.example.jar", "examples/java-executor/target/ax-java-executor-example.jar");
+    if (!new File(jar).isFile()) {
+      throw new IllegalStateException(jar + " is missing: build from the repository root (mvn -B verify)");
+    }
+    List<String> cmd = new ArrayList<>(List.of(AxProcess.javaBin(), "-Xmx128m", "-jar", jar));
+    return start(executorId, cmd, Map.of("AX_SERVERS", servers, "AX_EXECUTOR_TOKEN", token), false);
+  }
+
   private static ExecutorProcess start(String executorId, List<String> cmd) throws Exception {
+    return start(executorId, cmd, Map.of(), true);
+  }
+
+  private static ExecutorProcess start(String executorId, List<String> cmd, Map<String, String> env, boolean records)
+      throws Exception {
     Path record = Files.createTempFile("ax-exec-" + executorId + "-", ".rec");
     Path log = Files.createTempFile("ax-exec-" + executorId + "-", ".log");
-    cmd.addAll(List.of("--record", record.toString()));
+    if (records) {
+      cmd.addAll(List.of("--record", record.toString()));
+    }
     ProcessBuilder pb = new ProcessBuilder(cmd).redirectErrorStream(true).redirectOutput(log.toFile());
     pb.environment().keySet().removeIf(k -> k.startsWith("AX_"));
+    pb.environment().putAll(env);
     ExecutorProcess p = new ExecutorProcess(executorId, pb.start(), record, log);
     p.awaitOutput("registered", Duration.ofSeconds(60));
     return p;

@@ -1,0 +1,194 @@
+package ax.verticles;
+
+import ax.bus.Addresses;
+import ax.bus.LocalCodec;
+import ax.bus.ReadyBatch;
+import ax.clock.DbClock;
+import ax.delivery.DispatchSettings;
+import ax.fleet.ExecutorView;
+import ax.leader.LeaderTerm;
+import ax.metrics.AxMetrics;
+import ax.protocol.Ack;
+import ax.protocol.Dispatch;
+import ax.protocol.DispatchedTask;
+import ax.protocol.ExecutorAddresses;
+import ax.protocol.Heartbeat;
+import ax.protocol.RegisterReply;
+import ax.protocol.Registration;
+import ax.protocol.ResultBatch;
+import ax.protocol.ResultReply;
+import ax.protocol.TaskOutcome;
+import ax.store.Database;
+import ax.store.ExecutionStore;
+import ax.store.LeaseStore;
+import ax.store.TaskStore;
+import ax.task.NewTask;
+import ax.task.OutcomePolicy;
+import ax.task.ReadyTask;
+import ax.task.RetryBackoff;
+import ax.task.TaskStatus;
+import ax.testing.TestPostgres;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import io.vertx.core.Vertx;
+import io.vertx.core.eventbus.DeliveryOptions;
+import io.vertx.core.eventbus.ReplyException;
+import io.vertx.core.eventbus.ReplyFailure;
+import io.vertx.core.json.JsonArray;
+import io.vertx.core.json.JsonObject;
+import io.vertx.junit5.Checkpoint;
+import io.vertx.junit5.VertxExtension;
+import io.vertx.junit5.VertxTestContext;
+import io.vertx.pgclient.PgConnectOptions;
+import io.vertx.sqlclient.Pool;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
+
+import java.util.List;
+import java.util.Map;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+
+/**
+ * ExecutorVerticle deployed in a real Vert.x against a real PostgreSQL, with a stand-in executor on the
+ * event bus: it must carry the dispatch's commands out in order — register, heartbeat, DISPATCHING write,
+ * push, ack, result write — and refuse everything once its term is over.
+ */
+@ExtendWith(VertxExtension.class)
+class ExecutorVerticleTest {
+  private static final String EXECUTOR = "ex-1";
+
+  private TestPostgres pg;
+  private Pool pool;
+  private TaskStore tasks;
+  private LeaderTerm term;
+
+  @BeforeEach
+  void deploy(Vertx vertx, VertxTestContext ctx) {
+    pg = TestPostgres.create();
+    PgConnectOptions options = Database.connectOptions(pg.url());
+    Database.migrate(options);
+    pool = Database.pool(vertx, options, 4);
+    tasks = new TaskStore(pool);
+    LocalCodec.registerAll(vertx);
+    long epoch = new LeaseStore(pool).tryAcquire(LeaseStore.SCHEDULER, "node-a/1", null, 30_000).await().orElseThrow();
+    term = LeaderTerm.leading(LeaseStore.SCHEDULER, "node-a/1", epoch);
+    DbClock clock = DbClock.system();
+    clock.anchor(System.currentTimeMillis(), System.nanoTime()); // same machine as the database
+    ExecutorVerticle verticle = new ExecutorVerticle(new ExecutionStore(pool, "node-a"), clock,
+        new AxMetrics(new SimpleMeterRegistry()), DispatchSettings.of(60_000, 2_000, 1_000),
+        new OutcomePolicy(RetryBackoff.defaults()),
+        type -> (views, key) -> views.stream().filter(ExecutorView::available).map(ExecutorView::executorId).findFirst());
+    vertx.deployVerticle(verticle).onComplete(ctx.succeeding(id -> {
+      vertx.eventBus().publish(Addresses.LEADER_CHANGED, term, LocalCodec.localOnly());
+      awaitLeading(vertx, ctx, 50);
+    }));
+  }
+
+  /** The term reaches the verticle asynchronously; it answers the stats address once it leads. */
+  private static void awaitLeading(Vertx vertx, VertxTestContext ctx, int tries) {
+    vertx.eventBus().<JsonObject>request(Addresses.EXEC_STATS, null).onComplete(ar -> {
+      if (ar.succeeded() && ar.result().body().getBoolean("leader")) {
+        ctx.completeNow();
+      } else if (tries == 0) {
+        ctx.failNow("the verticle never started leading");
+      } else {
+        vertx.setTimer(20, t -> awaitLeading(vertx, ctx, tries - 1));
+      }
+    });
+  }
+
+  @AfterEach
+  void close() {
+    pool.close().await();
+    pg.close();
+  }
+
+  private static DeliveryOptions fromExecutor() {
+    return new DeliveryOptions().addHeader(ExecutorAddresses.EXECUTOR_HEADER, EXECUTOR);
+  }
+
+  private NewTask dueProcessorTask() {
+    long now = System.currentTimeMillis() - 1_000;
+    NewTask t = new NewTask(4_242L, "tenant-a", "key-a", "report.build", now, TaskStatus.DELAYED, 5, 2, 60_000, null,
+        "reports", "{\"n\":1}", null);
+    tasks.insert(t).await();
+    return t;
+  }
+
+  @Test
+  void aRegisteredExecutorGetsAReadyTaskPushedAndItsResultIsRecorded(Vertx vertx, VertxTestContext ctx) {
+    NewTask task = dueProcessorTask();
+    Checkpoint pushed = ctx.checkpoint();
+    Checkpoint recorded = ctx.checkpoint();
+    var bus = vertx.eventBus();
+    // The stand-in executor: acks every pushed task, then reports it done.
+    bus.<JsonObject>consumer(ExecutorAddresses.inbox(EXECUTOR), msg -> ctx.verify(() -> {
+      JsonArray raw = Dispatch.rawTasks(msg.body());
+      DispatchedTask t = DispatchedTask.fromJson(raw.getJsonObject(0));
+      assertEquals(Long.toString(task.taskId()), t.taskId());
+      assertEquals(1, t.attempt());
+      assertEquals(term.epoch(), Dispatch.epochOf(msg.body()));
+      msg.reply(new Ack(List.of(t.taskId()), List.of(), null).toJson());
+      pushed.flag();
+      JsonObject results = new ResultBatch(EXECUTOR, "s", List.of(new TaskOutcome(t.taskId(), t.attempt(), 0, true,
+          new JsonObject().put("rows", 3), null, 5))).toJson();
+      bus.<JsonObject>request(ExecutorAddresses.RESULT, results, fromExecutor())
+          .compose(reply -> {
+            ctx.verify(() -> assertEquals(List.of(t.taskId()), ResultReply.fromJson(reply.body()).applied()));
+            return tasks.find("tenant-a", task.taskId());
+          })
+          .onComplete(ctx.succeeding(stored -> ctx.verify(() -> {
+            assertEquals(TaskStatus.SUCCESS, stored.orElseThrow().status());
+            assertEquals(new JsonObject().put("rows", 3), new JsonObject(String.valueOf(stored.orElseThrow().result())));
+            recorded.flag();
+          })));
+    }));
+    Registration registration = new Registration(EXECUTOR, List.of("reports"), Map.of("default", 2), 1, null, "test");
+    bus.<JsonObject>request(ExecutorAddresses.REGISTER, registration.toJson(), fromExecutor())
+        .compose(reply -> {
+          String session = RegisterReply.fromJson(reply.body(), EXECUTOR).session();
+          return bus.<JsonObject>request(ExecutorAddresses.HEARTBEAT, new Heartbeat(EXECUTOR, session,
+              Map.of("default", 2), 2, 0, 0.1, 0, 0, 0).toJson(), fromExecutor());
+        })
+        .onComplete(ctx.succeeding(alive -> {
+          ReadyTask ready = new ReadyTask(task.taskId(), "report.build", "reports", 5, task.triggerTimeMs(),
+              task.triggerTimeMs(), 60_000, "{\"n\":1}", 0, 2, 1, 0);
+          bus.send(Addresses.EXEC_READY, new ReadyBatch(List.of(ready)), LocalCodec.localOnly());
+        }));
+  }
+
+  @Test
+  void anExecutorRegisteringUnderAnotherIdOrAfterTheTermIsRefused(Vertx vertx, VertxTestContext ctx) {
+    var bus = vertx.eventBus();
+    Registration other = new Registration("ex-2", List.of("reports"), Map.of("default", 1), 0, null, null);
+    bus.request(ExecutorAddresses.REGISTER, other.toJson(), fromExecutor()).onComplete(ctx.failing(e ->
+        ctx.verify(() -> {
+          assertEquals(403, ((ReplyException) e).failureCode());
+          bus.publish(Addresses.LEADER_CHANGED, LeaderTerm.standby(LeaseStore.SCHEDULER, "node-a/1"),
+              LocalCodec.localOnly());
+          registerUntilNobodyListens(vertx, ctx, 50);
+        })));
+  }
+
+  /**
+   * After the term the verticle stops consuming the executor addresses (asynchronously): a register may
+   * be refused or lost on the way, but never accepted, and soon nobody listens at all.
+   */
+  private static void registerUntilNobodyListens(Vertx vertx, VertxTestContext ctx, int tries) {
+    Registration mine = new Registration(EXECUTOR, List.of("reports"), Map.of("default", 1), 0, null, null);
+    vertx.eventBus().request(ExecutorAddresses.REGISTER, mine.toJson(), fromExecutor().setSendTimeout(500))
+        .onComplete(ar -> {
+          if (ar.succeeded()) {
+            ctx.failNow("a standby accepted a registration");
+          } else if (ar.cause() instanceof ReplyException re && re.failureType() == ReplyFailure.NO_HANDLERS) {
+            ctx.completeNow();
+          } else if (tries == 0) {
+            ctx.failNow(ar.cause());
+          } else {
+            vertx.setTimer(20, t -> registerUntilNobodyListens(vertx, ctx, tries - 1));
+          }
+        });
+  }
+}
