@@ -12,9 +12,12 @@ import java.util.concurrent.CopyOnWriteArrayList;
 
 /**
  * The user's HTTP target: records every call ax makes (task, attempt, arrival, lateness, signature
- * header) and answers by task_type: {@code *.fail} → 500, anything else → 200 with a JSON body.
+ * header) and answers by task_type: {@code *.fail} → 500, {@code *.slow} → 200 after {@value #SLOW_MS} ms,
+ * anything else → 200 at once, with a JSON body.
  */
 final class Receiver implements AutoCloseable {
+  static final long SLOW_MS = 500;
+
   record Hit(long taskId, int attempt, long arrivedAtMs, long triggerTimeMs, String signature, JsonObject body) {
     long latenessMs() {
       return arrivedAtMs - triggerTimeMs;
@@ -36,6 +39,10 @@ final class Receiver implements AutoCloseable {
       byTask.computeIfAbsent(h.taskId(), k -> new CopyOnWriteArrayList<>()).add(h);
       if (body.getString("task_type").endsWith(".fail")) {
         req.response().setStatusCode(500).end("boom");
+      } else if (body.getString("task_type").endsWith(".slow")) {
+        // keeps the call in flight for a while: what a node killed mid-call leaves behind
+        vertx.setTimer(SLOW_MS, t -> req.response().putHeader("content-type", "application/json")
+            .end(new JsonObject().put("handled", h.taskId()).put("attempt", h.attempt()).encode()));
       } else {
         req.response().putHeader("content-type", "application/json")
             .end(new JsonObject().put("handled", h.taskId()).put("attempt", h.attempt()).encode());
