@@ -130,7 +130,7 @@ public final class AxMetrics {
     requeuedOverdue.increment(n);
   }
 
-  // ---- executors (issue 4)
+  // ---- executors
 
   public void recordBridgeRefusal(String reason) {
     Counter.builder("ax_bridge_refused_total").description("bridge frames or connections refused")

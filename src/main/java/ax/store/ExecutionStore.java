@@ -68,7 +68,8 @@ public final class ExecutionStore {
   /**
    * RUNNING is informative (the DISPATCHING deadline already covers ack + run), so the ack write never
    * waits for a row: one a result write holds is finishing anyway and is skipped. Waiting here deadlocked
-   * with result writes about once per benchmark run (the plans differ, see the class comment).
+   * with result writes under a burst (the two statements lock rows in different orders, see the class
+   * comment).
    */
   private static final Sql ACK = Sql.of("""
       WITH %s, locked AS MATERIALIZED (
