@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """An ax executor in plain Python (standard library only, Python 3.9+).
 
-It speaks the frames of the executor protocol (README.md, "Executor protocol") over the Vert.x TCP event-bus bridge and nothing
+It speaks the frames of the executor protocol (docs/executor-protocol.md) over the Vert.x TCP event-bus bridge and nothing
 else, so it doubles as a readable reference for writing an executor in any language.
 
 Threads, and who owns what:

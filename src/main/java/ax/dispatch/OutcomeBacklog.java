@@ -13,8 +13,9 @@ import java.util.concurrent.atomic.AtomicInteger;
  * node that lost the lease or the database keeps them and writes them when it can. Three things read
  * this: the recovery scan never re-fires a task this node still owes an outcome for (it would call the
  * target twice); the leader does not start a new term while outcomes of an earlier one are unwritten
- * (they are applied first); and the backlog is bounded — past {@code cap} unwritten outcomes the oldest
- * are dropped and counted, and recovery re-fires those tasks after their deadline.
+ * (they are applied first); and the backlog is bounded — past {@code cap} unwritten outcomes each new
+ * one is dropped and counted (the ones already held are older and closer to being written), and recovery
+ * re-fires those tasks after their deadline.
  *
  * <p>Thread-safe: each dispatcher runs on its own event loop.
  */

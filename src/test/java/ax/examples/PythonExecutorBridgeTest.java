@@ -43,7 +43,7 @@ import org.junit.jupiter.api.io.TempDir;
 /**
  * Runs the Python example executor (examples/python-executor/ax_executor.py) against a real Vert.x TCP
  * event-bus bridge, with test consumers standing in for the scheduler. It proves the Python side
- * speaks the frames of the executor protocol (README.md, "Executor protocol") as Vert.x actually parses them: register with a
+ * speaks the frames of the executor protocol (docs/executor-protocol.md) as Vert.x actually parses them: register with a
  * token header, subscribe, heartbeat, answer dispatch requests, batch results, drain on SIGTERM, and
  * recover from a 410 heartbeat, an unanswered result batch and a lost connection.
  *
