@@ -7,6 +7,8 @@ import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.time.Duration;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 
 /** GET /health of a node; an unreachable node reads as {@code {"status":"DOWN"}}. */
 final class Health {
@@ -26,6 +28,13 @@ final class Health {
   static String metrics(int port) throws Exception {
     return HTTP.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + "/metrics"))
         .timeout(Duration.ofSeconds(5)).build(), HttpResponse.BodyHandlers.ofString()).body();
+  }
+
+  /** One series of a node's /metrics ({@code labels} as written there, e.g. {@code cause="x"}); 0 when absent. */
+  static double metric(int port, String name, String labels) throws Exception {
+    String series = labels.isEmpty() ? Pattern.quote(name) : Pattern.quote(name) + "\\{" + Pattern.quote(labels) + ",?\\}";
+    Matcher m = Pattern.compile("(?m)^" + series + " ([0-9.E+-]+)$").matcher(metrics(port));
+    return m.find() ? Double.parseDouble(m.group(1)) : 0;
   }
 
   private static JsonObject get(int port, String path) {
