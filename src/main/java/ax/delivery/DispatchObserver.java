@@ -23,6 +23,9 @@ public interface DispatchObserver {
   /** An OFFLINE executor's tasks were handed to the retry policy. */
   void offlineSettled(String executorId, int tasks);
 
+  /** Tasks a live executor never answered for, past their deadline: their room is given back. */
+  void roomGivenBack(int tasks);
+
   DispatchObserver NONE = new DispatchObserver() {
     @Override
     public void executorEvent(String executorId, String event) {
@@ -46,6 +49,10 @@ public interface DispatchObserver {
 
     @Override
     public void offlineSettled(String executorId, int tasks) {
+    }
+
+    @Override
+    public void roomGivenBack(int tasks) {
     }
   };
 }

@@ -16,10 +16,13 @@ package ax.delivery;
  * @param topUpBatch         how many at a time
  * @param heldScanLimit      tasks of an OFFLINE executor settled per pass
  * @param offlineRetryMs     how soon settling an OFFLINE executor's tasks is tried again after a failure
+ * @param handOverGraceMs    how long past ack timeout + {@code timeout_ms} a task may stay handed to a live
+ *                           executor that never answers for it before its room is given back (the task
+ *                           itself is then the recovery scan's: it times out in PostgreSQL)
  */
 public record DispatchSettings(long heartbeatMs, long ackTimeoutMs, int readyQueueCap, int maxBatch,
                                int maxDispatchesInFlight, long ackLingerMs, long topUpIntervalMs, int topUpBatch,
-                               int heldScanLimit, long offlineRetryMs) {
+                               int heldScanLimit, long offlineRetryMs, long handOverGraceMs) {
   public DispatchSettings {
     require(heartbeatMs >= 10, "heartbeatMs must be ≥ 10, was " + heartbeatMs);
     require(ackTimeoutMs >= 1, "ackTimeoutMs must be ≥ 1, was " + ackTimeoutMs);
@@ -31,11 +34,13 @@ public record DispatchSettings(long heartbeatMs, long ackTimeoutMs, int readyQue
     require(topUpBatch >= 1, "topUpBatch must be ≥ 1, was " + topUpBatch);
     require(heldScanLimit >= 1, "heldScanLimit must be ≥ 1, was " + heldScanLimit);
     require(offlineRetryMs >= 1, "offlineRetryMs must be ≥ 1, was " + offlineRetryMs);
+    require(handOverGraceMs >= 0, "handOverGraceMs must be ≥ 0, was " + handOverGraceMs);
   }
 
   /** Production values around the configurable ones. */
   public static DispatchSettings of(long heartbeatMs, long ackTimeoutMs, int readyQueueCap) {
-    return new DispatchSettings(heartbeatMs, ackTimeoutMs, readyQueueCap, 256, 16, 50, 1_000, 5_000, 100_000, 1_000);
+    return new DispatchSettings(heartbeatMs, ackTimeoutMs, readyQueueCap, 256, 16, 50, 1_000, 5_000, 100_000, 1_000,
+        10_000);
   }
 
   /** How often health and top-up are looked at: often enough for the heartbeat rules, at most once a second. */

@@ -70,10 +70,6 @@ import java.util.function.Function;
 public final class ExecutorDispatch {
   private static final String RESULTS_NOT_RECORDED = "results not recorded; send them again";
 
-  /** A task handed to an executor in this term; {@code attempt} is 0 until its dispatch write returned it. */
-  private record Handed(String executorId, ReadyTask task, int attempt) {
-  }
-
   /** A dispatch message: written, then pushed. {@code written} is null until the write answered. */
   private static final class Batch {
     final String executorId;
@@ -106,19 +102,19 @@ public final class ExecutorDispatch {
   private long epoch;
   private ExecutorRegistry registry;
   private ReadyQueue ready;
-  private final Map<Long, Handed> handed = new HashMap<>();
-  private final Map<String, Integer> outstanding = new HashMap<>();
+  private final HandOvers handed = new HandOvers();
   private final Map<Long, Batch> dispatches = new HashMap<>();
   private final Map<Long, List<ReadyTask>> releases = new HashMap<>();
   private final Map<String, Map<Long, Attempt>> pendingAcks = new HashMap<>();
   private final Map<Long, ResultRequest> lookups = new HashMap<>();
   private final Map<Long, Completing> completions = new HashMap<>();
-  private final Map<Long, List<Long>> syncWaiters = new HashMap<>();
-  private final Map<Long, Long> waiterTasks = new HashMap<>();
+  private final SyncWaiters syncWaiters = new SyncWaiters();
   private final Set<String> recovering = new HashSet<>();
   private boolean ackFlushArmed;
   private boolean toppingUp;
   private long lastTopUpMs;
+  /** The latest time the dispatch was told (term start or tick): hand-overs are stamped with it. */
+  private long lastTickMs;
   private int dispatchesInFlight;
   private long nextId = 1;
   private List<DispatchCommand> out = new ArrayList<>();
@@ -151,6 +147,7 @@ public final class ExecutorDispatch {
     registry = new ExecutorRegistry(settings.heartbeatMs());
     ready = new ReadyQueue(settings.readyQueueCap());
     lastTopUpMs = nowMs;
+    lastTickMs = nowMs;
     return done();
   }
 
@@ -159,9 +156,9 @@ public final class ExecutorDispatch {
    * look again under the next leader. Answers for this term's ids are ignored from now on.
    */
   public List<DispatchCommand> endTerm() {
-    if (!waiterTasks.isEmpty()) {
-      out.add(new FailSync(new ArrayList<>(waiterTasks.keySet()), 503,
-          "leader changed; the task runs under the next leader"));
+    List<Long> waiting = syncWaiters.all();
+    if (!waiting.isEmpty()) {
+      out.add(new FailSync(waiting, 503, "leader changed; the task runs under the next leader"));
     }
     forgetTerm();
     return done();
@@ -172,14 +169,12 @@ public final class ExecutorDispatch {
     registry = null;
     ready = null;
     handed.clear();
-    outstanding.clear();
     dispatches.clear();
     releases.clear();
     pendingAcks.clear();
     lookups.clear();
     completions.clear();
     syncWaiters.clear();
-    waiterTasks.clear();
     recovering.clear();
     ackFlushArmed = false;
     toppingUp = false;
@@ -260,7 +255,7 @@ public final class ExecutorDispatch {
       if (acks != null) {
         acks.remove(r.taskId()); // finished already: its RUNNING write would be stale
       }
-      if (handedIn(r.taskId(), executorId, r.attempt()) == null) {
+      if (handed.in(r.taskId(), executorId, r.attempt()) == null) {
         unknown.add(r.taskId());
       }
     }
@@ -297,7 +292,7 @@ public final class ExecutorDispatch {
     List<Completion> batch = new ArrayList<>(request.reported().size());
     int successes = 0;
     for (ReportedOutcome r : request.reported()) {
-      Handed h = handedIn(r.taskId(), request.executorId(), r.attempt());
+      HandOvers.HandOver h = handed.in(r.taskId(), request.executorId(), r.attempt());
       int retryCount;
       int maxRetry;
       if (h != null) {
@@ -342,7 +337,7 @@ public final class ExecutorDispatch {
     }
     // Whatever the outcome, these attempts are no longer out with this executor in this term.
     for (Completion done : c.batch()) {
-      unhand(done.taskId(), c.executorId(), done.attempt());
+      handed.settle(done.taskId(), c.executorId(), done.attempt());
     }
     observer.outcomes(c.successes(), c.batch().size() - c.successes());
     if (!retries.isEmpty()) {
@@ -411,7 +406,7 @@ public final class ExecutorDispatch {
     }
     for (String processor : ready.processorsWaiting()) {
       while (dispatchesInFlight < settings.maxDispatchesInFlight()) {
-        List<ExecutorView> candidates = registry.candidates(processor, this::outstandingOf);
+        List<ExecutorView> candidates = registry.candidates(processor, handed::outstandingOf);
         int room = 0;
         for (ExecutorView v : candidates) {
           room += v.available() ? v.freeThreads() : 0;
@@ -443,7 +438,7 @@ public final class ExecutorDispatch {
     dispatchesInFlight++;
     long[] ids = new long[tasks.size()];
     for (int i = 0; i < ids.length; i++) {
-      handOver(executorId, tasks.get(i));
+      handed.handOver(executorId, tasks.get(i), lastTickMs);
       ids[i] = tasks.get(i).taskId();
     }
     out.add(new WriteDispatch(id, executorId, ids));
@@ -464,14 +459,11 @@ public final class ExecutorDispatch {
     written.forEach(a -> writtenIds.add(a.taskId()));
     for (ReadyTask t : b.tasks) {
       if (!writtenIds.contains(t.taskId())) {
-        unhand(t.taskId(), b.executorId, 0);
+        handed.settle(t.taskId(), b.executorId, 0);
       }
     }
     for (Attempt a : written) {
-      Handed h = handed.get(a.taskId());
-      if (h != null && h.executorId().equals(b.executorId) && h.attempt() == 0) {
-        handed.put(a.taskId(), new Handed(b.executorId, h.task(), a.attempt()));
-      }
+      handed.attemptWritten(a.taskId(), b.executorId, a.attempt());
     }
     if (written.isEmpty() || registry.find(b.executorId).isEmpty()) {
       // Nothing to push, or the executor left or went OFFLINE meanwhile: give what was written back.
@@ -499,7 +491,7 @@ public final class ExecutorDispatch {
       dispatchesInFlight--;
       for (ReadyTask t : b.tasks) {
         ready.forget(t.taskId());
-        unhand(t.taskId(), b.executorId, 0);
+        handed.settle(t.taskId(), b.executorId, 0);
       }
     }
     return done();
@@ -517,7 +509,7 @@ public final class ExecutorDispatch {
     for (Attempt a : b.written) {
       if (!accepted.contains(a.taskId())) {
         refused.add(a);
-      } else if (handedIn(a.taskId(), b.executorId, a.attempt()) != null) {
+      } else if (handed.in(a.taskId(), b.executorId, a.attempt()) != null) {
         if (pending == null) {
           pending = pendingAcks.computeIfAbsent(b.executorId, id -> new HashMap<>());
         }
@@ -567,7 +559,7 @@ public final class ExecutorDispatch {
     }
     List<ReadyTask> released = new ArrayList<>(attempts.size());
     for (Attempt a : attempts) {
-      unhand(a.taskId(), executorId, a.attempt());
+      handed.settle(a.taskId(), executorId, a.attempt());
       ReadyTask t = tasks.get(a.taskId());
       if (t != null) {
         released.add(t);
@@ -609,6 +601,7 @@ public final class ExecutorDispatch {
     if (!leading()) {
       return done();
     }
+    lastTickMs = Math.max(lastTickMs, nowMs);
     ExecutorRegistry.Sweep sweep = registry.sweep(nowMs);
     for (ExecutorSession s : sweep.suspect()) {
       observer.executorEvent(s.executorId(), "suspect");
@@ -619,12 +612,33 @@ public final class ExecutorDispatch {
       recovering.add(s.executorId());
       out.add(new LoadHeld(s.executorId(), settings.heldScanLimit(), 0));
     }
+    giveBackAbandonedRoom(nowMs);
     if (nowMs - lastTopUpMs >= settings.topUpIntervalMs()) {
       lastTopUpMs = nowMs;
       out.add(new SweepStaleParents());
       topUp();
     }
     return done();
+  }
+
+  /**
+   * A live executor that never answers for a task (a result lost for good, a bug) would hold its room
+   * for the rest of the term. Past ack timeout + the task's {@code timeout_ms} + a grace, the room comes
+   * back; the task itself is the recovery scan's (RUNNING past its deadline times out in PostgreSQL, and
+   * a late result is refused there by attempt).
+   */
+  private void giveBackAbandonedRoom(long nowMs) {
+    List<HandOvers.HandOver> abandoned = handed.overdue(nowMs,
+        h -> settings.ackTimeoutMs() + h.task().timeoutMs() + settings.handOverGraceMs());
+    for (HandOvers.HandOver h : abandoned) {
+      if (h.attempt() != 0) { // a dispatch write still in flight is answered for by that write
+        handed.settle(h.task().taskId(), h.executorId(), h.attempt());
+      }
+    }
+    int given = (int) abandoned.stream().filter(h -> h.attempt() != 0).count();
+    if (given > 0) {
+      observer.roomGivenBack(given);
+    }
   }
 
   /**
@@ -685,13 +699,7 @@ public final class ExecutorDispatch {
   /** The OFFLINE executor's tasks are settled: nothing of it is handed over any more; it may register again. */
   private void finishOffline(String executorId, int settledCount) {
     recovering.remove(executorId);
-    List<Long> left = new ArrayList<>();
-    handed.forEach((taskId, h) -> {
-      if (h.executorId().equals(executorId)) {
-        left.add(taskId);
-      }
-    });
-    left.forEach(taskId -> unhand(taskId, executorId, handed.get(taskId).attempt()));
+    handed.settleAll(executorId);
     registry.released(executorId);
     observer.offlineSettled(executorId, settledCount);
   }
@@ -707,66 +715,30 @@ public final class ExecutorDispatch {
       out.add(new FailSync(List.of(waiterId), 503, "not the leader; retry"));
       return done();
     }
-    syncWaiters.computeIfAbsent(task.taskId(), id -> new ArrayList<>()).add(waiterId);
-    waiterTasks.put(waiterId, task.taskId());
+    syncWaiters.await(waiterId, task.taskId());
     out.add(new ToWheel(List.of(task)));
     return done();
   }
 
   public List<DispatchCommand> syncExpired(long waiterId) {
-    Long taskId = waiterTasks.remove(waiterId);
-    if (taskId != null) {
-      List<Long> waiters = syncWaiters.get(taskId);
-      if (waiters != null) {
-        waiters.remove(waiterId);
-        if (waiters.isEmpty()) {
-          syncWaiters.remove(taskId);
-        }
-      }
+    if (syncWaiters.expire(waiterId)) {
       out.add(new FailSync(List.of(waiterId), 504, "no outcome within timeout_ms"));
     }
     return done();
   }
 
   private void answerSync(Settled s) {
-    List<Long> waiters = syncWaiters.remove(s.taskId());
-    if (waiters != null) {
-      waiters.forEach(waiterTasks::remove);
+    List<Long> waiters = syncWaiters.answer(s.taskId());
+    if (!waiters.isEmpty()) {
       out.add(new AnswerSync(waiters, s));
     }
-  }
-
-  // ---- room accounting: the only two places that change it
-
-  private void handOver(String executorId, ReadyTask t) {
-    Handed previous = handed.get(t.taskId());
-    if (previous != null) {
-      unhand(t.taskId(), previous.executorId(), previous.attempt());
-    }
-    handed.put(t.taskId(), new Handed(executorId, t, 0));
-    outstanding.merge(executorId, 1, Integer::sum);
-  }
-
-  /** Settles the task if it is handed to {@code executorId} in {@code attempt} (0: whatever its attempt). */
-  private void unhand(long taskId, String executorId, int attempt) {
-    Handed h = handed.get(taskId);
-    if (h == null || !h.executorId().equals(executorId) || (attempt != 0 && h.attempt() != attempt)) {
-      return;
-    }
-    handed.remove(taskId);
-    outstanding.computeIfPresent(executorId, (id, n) -> n <= 1 ? null : n - 1);
-  }
-
-  private Handed handedIn(long taskId, String executorId, int attempt) {
-    Handed h = handed.get(taskId);
-    return h != null && h.attempt() == attempt && h.executorId().equals(executorId) ? h : null;
   }
 
   // ---- views
 
   /** Tasks handed to {@code executorId} in this term and not yet settled. */
   public int outstandingOf(String executorId) {
-    return outstanding.getOrDefault(executorId, 0);
+    return handed.outstandingOf(executorId);
   }
 
   /** Tasks handed to executors in this term and not yet settled, over all executors. */

@@ -505,5 +505,12 @@ public final class ExecutorVerticle extends TermBoundVerticle {
     public void offlineSettled(String executorId, int tasks) {
       LOG.info("executor " + executorId + ": " + tasks + " held tasks handed to the retry policy");
     }
+
+    @Override
+    public void roomGivenBack(int tasks) {
+      metrics.recordExecutorEvent("room_given_back");
+      LOG.warning(tasks + " tasks handed to live executors were never answered for by their deadline; their room "
+          + "is given back and the recovery scan times them out");
+    }
   }
 }

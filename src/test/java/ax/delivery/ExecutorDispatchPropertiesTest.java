@@ -84,6 +84,8 @@ class ExecutorDispatchPropertiesTest {
     final Map<String, String> sessions = new HashMap<>();
     /** What each executor accepted and has not reported yet: task id → attempt. */
     final Map<String, Map<Long, Integer>> running = new HashMap<>();
+    /** Results on their way, by request: the SDK keeps a result until an answer names it, and sends it again. */
+    final Map<Long, Object[]> reporting = new HashMap<>();
     long now;
     long epoch = 1;
     long requests;
@@ -104,6 +106,11 @@ class ExecutorDispatchPropertiesTest {
       for (DispatchCommand c : commands) {
         if (c instanceof DispatchCommand.Answer a && a.reply() instanceof Reply.Registered r) {
           sessions.put(r.executorId(), r.session());
+        } else if (c instanceof DispatchCommand.Answer a && reporting.containsKey(a.requestId())) {
+          Object[] sent = reporting.remove(a.requestId());
+          if (a.reply() instanceof Reply.Refused) { // not recorded: the executor keeps it and sends it again
+            running.computeIfAbsent((String) sent[0], k -> new HashMap<>()).put((Long) sent[1], (Integer) sent[2]);
+          }
         } else if (c instanceof WriteAcks w) {
           db.acks(w);
         } else if (c instanceof DispatchCommand.ArmAckFlush) {
@@ -210,7 +217,9 @@ class ExecutorDispatchPropertiesTest {
       long id = new ArrayList<>(runs.keySet()).get(pick % runs.size());
       int attempt = runs.remove(id);
       boolean success = pick % 3 != 0;
-      take(dispatch.results(requests++, e, List.of(new ReportedOutcome(id, attempt, success, null,
+      long request = requests++;
+      reporting.put(request, new Object[] {e, id, attempt});
+      take(dispatch.results(request, e, List.of(new ReportedOutcome(id, attempt, success, null,
           success ? null : "boom")), List.of(), now));
     }
 
@@ -226,9 +235,13 @@ class ExecutorDispatchPropertiesTest {
       assertEquals(sum, dispatch.handedOver(), "the per-executor counts and the tasks handed over agree");
     }
 
-    /** Answers everything, lets executors report everything, until nothing is in flight. */
+    /**
+     * Answers everything, lets executors report everything, and lets time pass (executors keep
+     * heartbeating), until nothing is in flight.
+     */
     void settleEverything() {
       for (int round = 0; round < 200; round++) {
+        now += 1_000;
         for (String e : EXECUTORS) {
           if (sessions.containsKey(e)) {
             take(dispatch.heartbeat(requests++, e, sessions.get(e), new Load(1, 0, 0, 0, 0, 0), now));
@@ -247,6 +260,7 @@ class ExecutorDispatchPropertiesTest {
           }
         }
         take(dispatch.ackFlushDue());
+        take(dispatch.tick(now));
         if (pending.isEmpty() && running.values().stream().allMatch(Map::isEmpty) && dispatch.dispatchesInFlight() == 0
             && dispatch.handedOver() == 0) {
           return;

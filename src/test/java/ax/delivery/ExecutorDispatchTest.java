@@ -291,6 +291,21 @@ class ExecutorDispatchTest {
     assertEquals(Optional.empty(), dispatch.sessions().stream().findFirst());
   }
 
+  @Test
+  void aTaskALiveExecutorNeverAnswersForGivesItsRoomBackAfterItsDeadline() {
+    Push push = readyAndWritten(1); // timeout_ms 60 000, ack timeout 2 000, grace 10 000
+    dispatch.pushAnswered(push.dispatchId(), ids(push));
+    for (long t = 1_000; t <= 72_000; t += 1_000) {
+      heartbeat("ex-1", session, t);
+      dispatch.tick(t);
+    }
+    assertEquals(1, dispatch.outstandingOf("ex-1"), "still within ack timeout + timeout_ms + grace");
+    heartbeat("ex-1", session, 73_000);
+    dispatch.tick(73_000);
+    assertEquals(0, dispatch.outstandingOf("ex-1"));
+    assertTrue(events.contains("room_given_back 1"));
+  }
+
   /** Records observer calls as short strings. */
   record RecordingObserver(List<String> events) implements DispatchObserver {
     @Override
@@ -321,6 +336,11 @@ class ExecutorDispatchTest {
     @Override
     public void offlineSettled(String executorId, int tasks) {
       events.add("offline_settled " + executorId + " " + tasks);
+    }
+
+    @Override
+    public void roomGivenBack(int tasks) {
+      events.add("room_given_back " + tasks);
     }
   }
 }
