@@ -351,7 +351,9 @@ public final class TaskHandlers {
       } else if (ar.result().isEmpty()) {
         Problem.notFound("no such task").send(ctx);
       } else {
-        json(ctx, 200, new JsonObject().put("items", new JsonArray(ar.result().get())));
+        JsonArray items = new JsonArray();
+        ar.result().get().forEach(a -> items.add(TaskJson.attempt(a)));
+        json(ctx, 200, new JsonObject().put("items", items));
       }
     });
   }
