@@ -54,6 +54,7 @@ public final class TaskHandlers {
   private final DbClock clock;
   private final long loadWindowMs;
   private final LeaderWatch leader;
+  private final TaskListHandler listHandler;
 
   public TaskHandlers(Vertx vertx, TaskStore tasks, AttemptStore attempts, CallbackUrlPolicy urlPolicy,
                       HostResolver resolver, TaskIdGenerator ids, NodeSlotKeeper slot, DbClock clock,
@@ -69,6 +70,7 @@ public final class TaskHandlers {
     this.slot = slot;
     this.clock = clock;
     this.loadWindowMs = loadWindowMs;
+    this.listHandler = new TaskListHandler(tasks);
   }
 
   public void create(RoutingContext ctx) {
@@ -306,36 +308,7 @@ public final class TaskHandlers {
   }
 
   public void list(RoutingContext ctx) {
-    ApiPrincipal who = ctx.get(ApiPrincipal.CONTEXT_KEY);
-    TaskStatus status;
-    int limit;
-    long before;
-    try {
-      String s = ctx.request().getParam("status");
-      status = s == null ? null : TaskStatus.valueOf(s);
-      String l = ctx.request().getParam("limit");
-      limit = l == null ? 50 : Integer.parseInt(l);
-      if (limit < 1 || limit > 500) {
-        throw new IllegalArgumentException();
-      }
-      String c = ctx.request().getParam("cursor");
-      before = c == null ? Long.MAX_VALUE : Long.parseLong(c);
-    } catch (IllegalArgumentException e) {
-      Problem.validation("status, limit (1..500) or cursor is invalid").send(ctx);
-      return;
-    }
-    int pageSize = limit;
-    tasks.list(who.tenantId(), status, ctx.request().getParam("task_type"), before, pageSize).onComplete(ar -> {
-      if (ar.failed()) {
-        ctx.fail(ar.cause());
-        return;
-      }
-      JsonArray items = new JsonArray();
-      ar.result().forEach(t -> items.add(TaskJson.full(t)));
-      String next = ar.result().size() == pageSize
-          ? Long.toString(ar.result().get(pageSize - 1).taskId()) : null;
-      json(ctx, 200, new JsonObject().put("items", items).put("next_cursor", next));
-    });
+    listHandler.handle(ctx);
   }
 
   public void listAttempts(RoutingContext ctx) {
