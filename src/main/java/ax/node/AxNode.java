@@ -1,6 +1,6 @@
 package ax.node;
 
-import ax.api.TaskHandlers;
+import ax.api.TaskApi;
 import ax.api.auth.ApiKeyCache;
 import ax.api.auth.HmacAuthHandler;
 import ax.api.auth.InMemoryNonceStore;
@@ -175,7 +175,7 @@ public final class AxNode {
     HttpTargetInvoker invoker = new HttpTargetInvoker(vertx, http, urlPolicy, resolver);
     TaskIdGenerator ids = new TaskIdGenerator(slot, clock::nowMillis);
     HmacAuthHandler auth = authHandler(keys, clock);
-    TaskHandlers handlers = new TaskHandlers(vertx, new TaskStore(pool), new AttemptStore(pool), urlPolicy, resolver,
+    TaskApi handlers = new TaskApi(vertx, new TaskStore(pool), new AttemptStore(pool), urlPolicy, resolver,
         ids, slotKeeper, clock, tuning.loadWindowMs(), LeaderWatch.attach(vertx));
     ApiVerticle.Settings apiSettings = new ApiVerticle.Settings(contractPath(), config.httpPort(), config.nodeId());
     java.util.function.Supplier<ApiVerticle> apiInstance = () -> {
