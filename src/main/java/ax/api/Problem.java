@@ -6,6 +6,10 @@ import io.vertx.ext.web.RoutingContext;
 /**
  * RFC 9457 problem details: every error ax answers is {@code application/problem+json} with a stable
  * machine word in {@code code}. Details never include stack traces or internal state.
+ *
+ * <p>{@code type} is {@code urn:ax:problem:<code>}: a stable identifier that names the problem without
+ * promising a web page (RFC 9457 allows non-resolvable type URIs; an https URI on a domain ax does not
+ * serve would invite clients to fetch it).
  */
 public record Problem(int status, String code, String title, String detail) {
 
@@ -33,7 +37,7 @@ public record Problem(int status, String code, String title, String detail) {
 
   public JsonObject toJson() {
     return new JsonObject()
-        .put("type", "https://ax.dev/problems/" + code.replace('_', '-'))
+        .put("type", "urn:ax:problem:" + code)
         .put("title", title)
         .put("status", status)
         .put("detail", detail)

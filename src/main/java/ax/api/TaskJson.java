@@ -1,11 +1,17 @@
 package ax.api;
 
 import ax.clock.Rfc3339;
+import ax.task.FinishedAttempt;
 import ax.task.TaskRecord;
 import io.vertx.core.json.Json;
+import io.vertx.core.json.JsonArray;
 import io.vertx.core.json.JsonObject;
 
-/** The API's JSON view of a stored task. Ids are decimal strings so JavaScript clients keep all 64 bits. */
+/**
+ * The API's JSON view of a stored task. Ids are decimal strings so JavaScript clients keep all 64 bits.
+ * {@link #full} writes every member of openapi.yaml's {@code Task}, a member without a value as null:
+ * clients can tell "no value" from "not sent by this version".
+ */
 public final class TaskJson {
   private TaskJson() {
   }
@@ -30,6 +36,10 @@ public final class TaskJson {
         .put("priority", t.priority())
         .put("timeout_ms", t.timeoutMs())
         .put("biz_key", t.bizKey())
+        // Refused at submission by this version (TaskRequestParser), so never set.
+        .put("notify_url", null)
+        .put("shard_total", t.shardTotal())
+        .put("depends_on", new JsonArray())
         .put("last_run_node", t.lastRunNode())
         .put("created_at", Rfc3339.format(t.createdAt()))
         .put("updated_at", Rfc3339.format(t.updatedAt()))
@@ -37,6 +47,18 @@ public final class TaskJson {
         .put("finished_at", Rfc3339.format(t.finishedAt()))
         .put("result", jsonValue(t.result()))
         .put("error", t.error());
+  }
+
+  /** One entry of {@code GET /openapi/v1/tasks/{id}/attempts}; every member present, times as RFC 3339. */
+  public static JsonObject attempt(FinishedAttempt a) {
+    return new JsonObject()
+        .put("attempt", a.attempt())
+        .put("node_id", a.nodeId())
+        .put("executor_id", a.executorId())
+        .put("started_at", Rfc3339.format(a.startedAt()))
+        .put("finished_at", Rfc3339.format(a.finishedAt()))
+        .put("outcome", a.outcome())
+        .put("error", a.error());
   }
 
   /** jsonb columns arrive as JsonObject/JsonArray/String/Number/Boolean; a String is a JSON string value. */

@@ -1,6 +1,7 @@
 package ax.node;
 
-import ax.api.TaskHandlers;
+import ax.api.TaskApi;
+import ax.api.TaskSubmitter;
 import ax.api.auth.ApiKeyCache;
 import ax.api.auth.HmacAuthHandler;
 import ax.api.auth.InMemoryNonceStore;
@@ -175,8 +176,10 @@ public final class AxNode {
     HttpTargetInvoker invoker = new HttpTargetInvoker(vertx, http, urlPolicy, resolver);
     TaskIdGenerator ids = new TaskIdGenerator(slot, clock::nowMillis);
     HmacAuthHandler auth = authHandler(keys, clock);
-    TaskHandlers handlers = new TaskHandlers(vertx, new TaskStore(pool), new AttemptStore(pool), urlPolicy, resolver,
-        ids, slotKeeper::canIssueIds, clock, tuning.loadWindowMs(), LeaderWatch.attach(vertx));
+    TaskStore taskStore = new TaskStore(pool);
+    TaskSubmitter submitter = new TaskSubmitter(vertx, taskStore, urlPolicy, resolver, ids, slotKeeper::canIssueIds,
+        clock, tuning.loadWindowMs(), LeaderWatch.attach(vertx));
+    TaskApi handlers = new TaskApi(vertx, submitter, taskStore, new AttemptStore(pool));
     ApiVerticle.Settings apiSettings = new ApiVerticle.Settings(contractPath(), config.httpPort(), config.nodeId());
     java.util.function.Supplier<ApiVerticle> apiInstance = () -> {
       ApiVerticle v = new ApiVerticle(apiSettings, auth, handlers, registry, () -> draining);

@@ -10,6 +10,7 @@ import io.vertx.sqlclient.Row;
 import io.vertx.sqlclient.RowSet;
 import io.vertx.sqlclient.Tuple;
 
+import java.time.OffsetDateTime;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
@@ -94,14 +95,20 @@ public final class TaskStore {
       )
       SELECT task_id FROM parent""");
 
-  /** Newest first; the cursor is the last task id of the previous page. */
+  /**
+   * The caller's own tasks (shards are not listed), newest first by (created_at, task_id), starting
+   * after a position. It walks the index tasks_tenant_created (V5) backwards: the row comparison is its
+   * index condition, so a deep page costs what the first one does, and the filters are checked on the
+   * rows it walks. The COALESCEs keep the first page (no position) the same statement with the same plan.
+   */
   private static final Sql LIST = Sql.of("SELECT " + COLUMNS + """
        FROM tasks
       WHERE tenant_id = :tenant AND parent_id IS NULL
         AND (:status::text IS NULL OR status = :status)
         AND (:task_type::text IS NULL OR task_type = :task_type)
-        AND task_id < :before
-      ORDER BY task_id DESC
+        AND (created_at, task_id) < (COALESCE(:after_created::timestamptz, 'infinity'),
+                                     COALESCE(:after_id::bigint, 9223372036854775807))
+      ORDER BY created_at DESC, task_id DESC
       LIMIT :limit""");
 
   private final Pool pool;
@@ -267,9 +274,19 @@ public final class TaskStore {
     });
   }
 
-  public Future<List<TaskRecord>> list(String tenantId, TaskStatus status, String taskType, long beforeId, int limit) {
+  /** Where a page of {@link #list} ends: the last task's created_at (microseconds) and id. */
+  public record ListPosition(OffsetDateTime createdAt, long taskId) {
+  }
+
+  /**
+   * Up to {@code limit} of the tenant's tasks, newest first, that come after {@code after} (null: from
+   * the newest), optionally only of one status and one type.
+   */
+  public Future<List<TaskRecord>> list(String tenantId, TaskStatus status, String taskType, ListPosition after,
+                                       int limit) {
     Tuple params = LIST.params().set("tenant", tenantId).set("status", status == null ? null : status.name())
-        .set("task_type", taskType).set("before", beforeId).set("limit", limit).tuple();
+        .set("task_type", taskType).set("after_created", after == null ? null : after.createdAt())
+        .set("after_id", after == null ? null : after.taskId()).set("limit", limit).tuple();
     return pool.preparedQuery(LIST.text()).execute(params).map(rows -> {
       List<TaskRecord> out = new ArrayList<>(rows.rowCount());
       rows.forEach(r -> out.add(toRecord(r)));

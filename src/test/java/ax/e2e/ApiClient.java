@@ -48,9 +48,19 @@ final class ApiClient {
     return post("/openapi/v1/tasks", task.encode());
   }
 
+  /** A signed POST whose body is sent as {@code contentType} (for 415 tests). */
+  Reply postAs(String path, String body, String contentType) throws Exception {
+    return send("POST", path, null, body, System.currentTimeMillis(), newNonce(), null, contentType);
+  }
+
   /** Full control for negative tests: explicit timestamp, nonce, and an optional signature override. */
   Reply send(String method, String path, String query, String body, long timestamp, String nonce,
              String signatureOverride) throws Exception {
+    return send(method, path, query, body, timestamp, nonce, signatureOverride, "application/json");
+  }
+
+  private Reply send(String method, String path, String query, String body, long timestamp, String nonce,
+                     String signatureOverride, String contentType) throws Exception {
     byte[] bytes = body.getBytes(StandardCharsets.UTF_8);
     String sig = signatureOverride != null ? signatureOverride : RequestSigning.hmacSha256Hex(secret,
         RequestSigning.stringToSign(method, path, RequestSigning.canonicalQuery(query), Long.toString(timestamp),
@@ -61,7 +71,7 @@ final class ApiClient {
         .header("X-Ax-Key", key).header("X-Ax-Timestamp", Long.toString(timestamp))
         .header("X-Ax-Nonce", nonce).header("X-Ax-Signature", sig);
     if ("POST".equals(method)) {
-      b.header("Content-Type", "application/json").POST(HttpRequest.BodyPublishers.ofByteArray(bytes));
+      b.header("Content-Type", contentType).POST(HttpRequest.BodyPublishers.ofByteArray(bytes));
     } else {
       b.GET();
     }

@@ -1,6 +1,7 @@
 package ax.testing;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -34,7 +35,9 @@ import org.junit.jupiter.api.Timeout;
 
 /**
  * openapi.yaml loads with vertx-openapi 5.0.7 and its schemas reject what the contract says they reject.
- * Requests go through {@link RequestValidator}, the same validator the OpenAPI router uses.
+ * Requests go through {@link RequestValidator}, the same validator the OpenAPI router uses; the
+ * contract's own response examples go through {@link ContractValidator}. Real responses of a running
+ * server are checked against the contract by {@code ax.e2e.ContractResponsesIT}.
  */
 @Timeout(60)
 class OpenApiContractTest {
@@ -227,6 +230,111 @@ class OpenApiContractTest {
     }
     assertEquals(400, send(HttpMethod.POST, "/openapi/v1/tasks/batch", many.append("]}").toString(),
         signingHeaders()).status);
+  }
+
+  @Test
+  void batchRefusesABodyThatIsNotAListOfTasksButLeavesEachItemToTheServer() {
+    String badItems = "{\"tasks\":[{\"task_type\":\"t\",\"processor\":\"p\",\"priority\":42},\"not a task\"]}";
+    assertEquals(200, send(HttpMethod.POST, "/openapi/v1/tasks/batch", badItems, signingHeaders()).status,
+        "an invalid item is answered in its own result, so the schema must not refuse the batch for it");
+    for (String notABatch : List.of("{}", "{\"tasks\":{\"a\":1}}", "{\"tasks\":\"x\"}",
+        "{\"tasks\":[" + VALID_TASK + "],\"colour\":\"red\"}", "[" + VALID_TASK + "]")) {
+      assertEquals(400, send(HttpMethod.POST, "/openapi/v1/tasks/batch", notABatch, signingHeaders()).status,
+          notABatch);
+    }
+  }
+
+  @Test
+  void taskIdRejectsASignAndLettersInEveryOperationThatTakesOne() {
+    for (String path : List.of("/openapi/v1/tasks/%s", "/openapi/v1/tasks/%s/attempts")) {
+      assertEquals(400, send(HttpMethod.GET, path.formatted("-5"), null, signingHeaders()).status, path);
+      assertEquals(400, send(HttpMethod.GET, path.formatted("12ab"), null, signingHeaders()).status, path);
+      assertEquals(200, send(HttpMethod.GET, path.formatted("0"), null, signingHeaders()).status, path);
+    }
+    assertEquals(400, send(HttpMethod.POST, "/openapi/v1/tasks/-5/cancel", null, signingHeaders()).status);
+  }
+
+  @Test
+  void everyExampleResponseInTheContractConformsToItsOwnSchema() {
+    int checked = 0;
+    try (ContractValidator judge = ContractValidator.load("openapi.yaml")) {
+      for (Operation op : contract.operations()) {
+        JsonObject responses = op.getOpenAPIModel().getJsonObject("responses");
+        for (String code : responses.fieldNames()) {
+          if (code.startsWith("__")) {
+            continue; // the schema repository's own annotations
+          }
+          JsonObject response = contract.getSchemaRepository().resolve(responses.getJsonObject(code));
+          JsonObject content = response.getJsonObject("content", new JsonObject());
+          for (String mediaType : content.fieldNames()) {
+            if (mediaType.startsWith("__")) {
+              continue; // the schema repository's own annotations
+            }
+            for (Object example : examples(content.getJsonObject(mediaType))) {
+              String body = example instanceof String s ? s : io.vertx.core.json.Json.encode(example);
+              // A range's examples carry their own status (a problem document's `status`).
+              int status = code.endsWith("XX") ? ((JsonObject) example).getInteger("status") : Integer.parseInt(code);
+              Map<String, String> headers = new java.util.HashMap<>(Map.of("Content-Type", mediaType));
+              if (status == 429) {
+                headers.put("Retry-After", "1");
+              }
+              judge.assertConforms(op.getOperationId(), status, headers, body);
+              checked++;
+            }
+          }
+        }
+      }
+    }
+    assertTrue(checked >= 30, "only " + checked + " examples found; are the $refs resolved?");
+  }
+
+  @Test
+  void theResponseJudgeRefusesWhatTheContractDoesNotPromise() {
+    try (ContractValidator judge = ContractValidator.load("openapi.yaml")) {
+      Map<String, String> json = Map.of("Content-Type", "application/json");
+      String created = "{\"task_id\":\"7393824110912345678\",\"status\":\"DELAYED\","
+          + "\"trigger_time\":\"2025-11-30T00:00:05.000Z\"}";
+      assertTrue(judge.check("createTask", 201, json, created).isEmpty());
+      assertFalse(judge.check("createTask", 202, json, created).isEmpty(), "an undeclared status");
+      assertFalse(judge.check("createTask", 302, json, created).isEmpty(), "an undeclared range");
+      assertFalse(judge.check("createTask", 201, json, created.replace("7393824110912345678", "12x")).isEmpty(),
+          "a task_id that is not a decimal string");
+      assertFalse(judge.check("createTask", 201, json, created.replace("2025-11-30T00:00:05.000Z", "tomorrow"))
+          .isEmpty(), "a trigger_time that is not a date-time");
+      assertFalse(judge.check("createTask", 201, Map.of("Content-Type", "text/html"), created).isEmpty(),
+          "an undeclared media type");
+
+      Map<String, String> problemJson = Map.of("Content-Type", "application/problem+json");
+      String notFound = "{\"type\":\"urn:ax:problem:not_found\",\"title\":\"Not found\",\"status\":404,"
+          + "\"detail\":\"no such task\",\"code\":\"not_found\"}";
+      assertTrue(judge.check("getTask", 404, problemJson, notFound).isEmpty());
+      assertFalse(judge.check("getTask", 404, json, notFound).isEmpty(), "an error that is not problem+json");
+      assertFalse(judge.check("getTask", 404, problemJson, notFound.replace(",\"detail\":\"no such task\"", ""))
+          .isEmpty(), "a problem without detail");
+      assertFalse(judge.check("getTask", 410, problemJson, notFound).isEmpty(), "a status other than its own");
+      assertFalse(judge.check("getTask", 404, problemJson, notFound.replace("urn:ax:problem:not_found",
+          "https://example.com/not-found")).isEmpty(), "a type that is not urn:ax:problem:<code>");
+      assertFalse(judge.check("cancelTask", 409, problemJson, notFound.replace("not_found", "not_cancellable")
+          .replace("404", "409")).isEmpty(), "not_cancellable without current_status");
+      assertFalse(judge.check("listTasks", 429, Map.of("Content-Type", "application/problem+json",
+          "Retry-After", "soon"), notFound.replace("not_found", "rate_limited").replace("404", "429")).isEmpty(),
+          "a Retry-After that is not a number of seconds");
+    }
+  }
+
+  /** The {@code example} and every {@code examples.*.value} of a media type object. */
+  private static List<Object> examples(JsonObject mediaType) {
+    List<Object> out = new java.util.ArrayList<>();
+    if (mediaType.containsKey("example")) {
+      out.add(mediaType.getValue("example"));
+    }
+    JsonObject named = mediaType.getJsonObject("examples", new JsonObject());
+    for (String name : named.fieldNames()) {
+      if (!name.startsWith("__")) { // the schema repository's own annotations
+        out.add(named.getJsonObject(name).getValue("value"));
+      }
+    }
+    return out;
   }
 
   // ---------------------------------------------------------------------------------------------

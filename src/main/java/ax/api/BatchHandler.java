@@ -1,0 +1,142 @@
+package ax.api;
+
+import ax.store.TaskStore;
+import ax.task.NewTask;
+import io.vertx.core.Future;
+import io.vertx.core.json.JsonArray;
+import io.vertx.core.json.JsonObject;
+import io.vertx.ext.web.RoutingContext;
+
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.logging.Level;
+import java.util.logging.Logger;
+
+/**
+ * {@code createTaskBatch}: up to 1000 tasks in one request, each answered on its own. The body's shape
+ * ({@code {"tasks": [1..1000 elements]}} and nothing else) is checked first and refuses the whole
+ * request; every element is then what {@code createTask} would make of it, so one bad element costs
+ * only its own result (openapi.yaml, {@code TaskBatchItemResult}).
+ */
+final class BatchHandler {
+  static final int MAX_BATCH = 1000;
+  private static final Logger LOG = Logger.getLogger(BatchHandler.class.getName());
+
+  private final TaskSubmitter submitter;
+  private final TaskStore tasks;
+
+  BatchHandler(TaskSubmitter submitter, TaskStore tasks) {
+    this.submitter = submitter;
+    this.tasks = tasks;
+  }
+
+  void handle(RoutingContext ctx) {
+    ApiPrincipal who = ctx.get(ApiPrincipal.CONTEXT_KEY);
+    JsonArray items;
+    try {
+      items = items(HttpJson.bodyObject(ctx));
+    } catch (InvalidRequest e) {
+      e.problem().send(ctx);
+      return;
+    }
+    long receivedAt = submitter.now();
+    List<Future<TaskSubmitter.Prepared>> prepared = new ArrayList<>(items.size());
+    for (int i = 0; i < items.size(); i++) {
+      Object item = items.getValue(i);
+      prepared.add(item instanceof JsonObject o ? submitter.prepare(who, o, receivedAt)
+          : Future.failedFuture(InvalidRequest.field("tasks/" + i, "must be a task object")));
+    }
+    Future.join(prepared).onComplete(all -> insert(ctx, prepared));
+  }
+
+  /**
+   * The elements of a body that has the batch's shape.
+   *
+   * @throws InvalidRequest {@code validation_failed} naming what is wrong with the shape
+   */
+  static JsonArray items(JsonObject body) throws InvalidRequest {
+    if (body == null) {
+      throw InvalidRequest.field("body", "must be a JSON object {\"tasks\": [...]}");
+    }
+    for (String name : body.fieldNames()) {
+      if (!name.equals("tasks")) {
+        throw InvalidRequest.field(name, "unknown member; the body is {\"tasks\": [...]}");
+      }
+    }
+    if (!(body.getValue("tasks") instanceof JsonArray items) || items.isEmpty() || items.size() > MAX_BATCH) {
+      throw InvalidRequest.field("tasks", "must be an array of 1.." + MAX_BATCH + " tasks");
+    }
+    return items;
+  }
+
+  /**
+   * Inserts the valid elements: the unsharded ones in one statement (one round trip for up to 1000
+   * tasks), sharded ones one by one. If the shared statement fails on a task invariant, every element is
+   * inserted alone so only the offending one is refused.
+   */
+  private void insert(RoutingContext ctx, List<Future<TaskSubmitter.Prepared>> prepared) {
+    List<NewTask> plain = new ArrayList<>();
+    for (Future<TaskSubmitter.Prepared> p : prepared) {
+      if (p.succeeded() && p.result().shardIds().length == 0) {
+        plain.add(p.result().task());
+      }
+    }
+    Future<Map<Long, TaskStore.Inserted>> together = plain.isEmpty()
+        ? Future.succeededFuture(Map.of())
+        : tasks.insertMany(plain).map(list -> {
+          Map<Long, TaskStore.Inserted> byId = new HashMap<>();
+          for (int i = 0; i < list.size(); i++) {
+            byId.put(plain.get(i).taskId(), list.get(i));
+          }
+          return byId;
+        }).recover(e -> TaskSubmitter.isInvariantViolation(e)
+            ? Future.succeededFuture(Map.of()) : Future.failedFuture(e));
+    together.onComplete(ar -> {
+      List<Future<TaskStore.Inserted>> inserted = new ArrayList<>(prepared.size());
+      for (Future<TaskSubmitter.Prepared> p : prepared) {
+        if (p.failed()) {
+          inserted.add(Future.failedFuture(p.cause()));
+        } else if (ar.failed()) {
+          inserted.add(Future.failedFuture(ar.cause()));
+        } else if (ar.result().containsKey(p.result().task().taskId())) {
+          inserted.add(Future.succeededFuture(ar.result().get(p.result().task().taskId())));
+        } else {
+          inserted.add(submitter.insert(p.result()));
+        }
+      }
+      Future.join(inserted).onComplete(done -> answer(ctx, inserted));
+    });
+  }
+
+  private void answer(RoutingContext ctx, List<Future<TaskStore.Inserted>> inserted) {
+    List<TaskStore.Inserted> stored = new ArrayList<>();
+    JsonArray results = new JsonArray();
+    for (int i = 0; i < inserted.size(); i++) {
+      Future<TaskStore.Inserted> f = inserted.get(i);
+      if (f.succeeded()) {
+        stored.add(f.result());
+        results.add(itemResult(i, f.result()));
+      } else {
+        results.add(itemError(i, f.cause()));
+      }
+    }
+    submitter.schedule(stored);
+    HttpJson.send(ctx, 200, new JsonObject().put("results", results));
+  }
+
+  private static JsonObject itemResult(int index, TaskStore.Inserted ins) {
+    JsonObject r = TaskJson.created(ins.task()).put("index", index).put("status_code", ins.duplicate() ? 200 : 201);
+    return ins.duplicate() ? r.put("duplicate", true) : r;
+  }
+
+  private static JsonObject itemError(int index, Throwable e) {
+    Problem problem = e instanceof InvalidRequest ir ? ir.problem()
+        : ApiErrors.isDatabaseUnavailable(e) ? Problem.unavailable("the task store is unavailable") : Problem.internal();
+    if (!(e instanceof InvalidRequest)) {
+      LOG.log(Level.WARNING, "batch item " + index + " answered " + problem.status(), e);
+    }
+    return new JsonObject().put("index", index).put("status_code", problem.status()).put("error", problem.toJson());
+  }
+}

@@ -1,0 +1,76 @@
+package ax.api;
+
+import ax.store.TaskStore;
+import ax.task.TaskRecord;
+import ax.task.TaskStatus;
+import io.vertx.core.json.JsonArray;
+import io.vertx.core.json.JsonObject;
+import io.vertx.ext.web.RoutingContext;
+
+import java.util.List;
+
+/**
+ * {@code listTasks}: the caller's tasks newest first, a page at a time, behind an opaque
+ * {@link ListCursor}. One more row than the page is read so that the last page says so
+ * ({@code next_cursor: null}) instead of sending the client to an empty one.
+ */
+final class TaskListHandler {
+  static final int DEFAULT_LIMIT = 50;
+  static final int MAX_LIMIT = 500;
+
+  private final TaskStore tasks;
+
+  TaskListHandler(TaskStore tasks) {
+    this.tasks = tasks;
+  }
+
+  /** The query of one request, checked (the router checks it too; this keeps the handler honest alone). */
+  private record Query(TaskStatus status, String taskType, int limit, TaskStore.ListPosition after) {
+    static Query of(RoutingContext ctx) throws InvalidRequest {
+      String s = ctx.request().getParam("status");
+      TaskStatus status;
+      try {
+        status = s == null ? null : TaskStatus.valueOf(s);
+      } catch (IllegalArgumentException e) {
+        throw InvalidRequest.field("status", "must be one of " + List.of(TaskStatus.values()));
+      }
+      String l = ctx.request().getParam("limit");
+      int limit;
+      try {
+        limit = l == null ? DEFAULT_LIMIT : Integer.parseInt(l);
+      } catch (NumberFormatException e) {
+        limit = 0;
+      }
+      if (limit < 1 || limit > MAX_LIMIT) {
+        throw InvalidRequest.field("limit", "must be a whole number 1.." + MAX_LIMIT);
+      }
+      String c = ctx.request().getParam("cursor");
+      TaskStore.ListPosition after = c == null ? null : ListCursor.decode(c).position();
+      return new Query(status, ctx.request().getParam("task_type"), limit, after);
+    }
+  }
+
+  void handle(RoutingContext ctx) {
+    ApiPrincipal who = ctx.get(ApiPrincipal.CONTEXT_KEY);
+    Query q;
+    try {
+      q = Query.of(ctx);
+    } catch (InvalidRequest e) {
+      e.problem().send(ctx);
+      return;
+    }
+    tasks.list(who.tenantId(), q.status(), q.taskType(), q.after(), q.limit() + 1).onComplete(ar -> {
+      if (ar.failed()) {
+        ctx.fail(ar.cause());
+        return;
+      }
+      List<TaskRecord> rows = ar.result();
+      boolean more = rows.size() > q.limit();
+      List<TaskRecord> page = more ? rows.subList(0, q.limit()) : rows;
+      JsonArray items = new JsonArray();
+      page.forEach(t -> items.add(TaskJson.full(t)));
+      String next = more ? ListCursor.after(page.get(page.size() - 1)).encode() : null;
+      HttpJson.send(ctx, 200, new JsonObject().put("items", items).put("next_cursor", next));
+    });
+  }
+}

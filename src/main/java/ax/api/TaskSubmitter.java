@@ -1,0 +1,169 @@
+package ax.api;
+
+import ax.bus.Addresses;
+import ax.bus.LeaderWatch;
+import ax.bus.LocalCodec;
+import ax.bus.SubmitMessage;
+import ax.bus.TaskBatch;
+import ax.clock.DbClock;
+import ax.http.CallbackUrlPolicy;
+import ax.http.HostResolver;
+import ax.store.StoreErrors;
+import ax.store.TaskStore;
+import ax.task.NewTask;
+import ax.task.TaskIdGenerator;
+import ax.task.TaskRecord;
+import ax.task.TaskStateMachine;
+import ax.task.TaskStatus;
+import ax.wheel.ScheduledTask;
+import io.vertx.core.Future;
+import io.vertx.core.Vertx;
+import io.vertx.core.json.JsonObject;
+
+import java.net.URI;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.function.BooleanSupplier;
+
+/**
+ * How a submission becomes a stored, scheduled task, shared by the create, batch and sync operations:
+ * validate ({@link TaskRequestParser}), check the callback host's addresses, assign ids, insert
+ * (committed before anyone is answered), then hand the task to the wheel when it is due inside the load
+ * window (otherwise the loader finds it in time).
+ */
+public final class TaskSubmitter {
+  private final Vertx vertx;
+  private final TaskStore tasks;
+  private final TaskRequestParser parser;
+  private final CallbackUrlPolicy urlPolicy;
+  private final HostResolver resolver;
+  private final TaskIdGenerator ids;
+  /** False while this node's id slot lease is not renewed: it must not issue task ids then. */
+  private final BooleanSupplier canIssueIds;
+  private final DbClock clock;
+  private final long loadWindowMs;
+  private final LeaderWatch leader;
+
+  /** A validated task with its ids (and its shards' ids), ready to insert. */
+  record Prepared(NewTask task, long[] shardIds) {
+  }
+
+  public TaskSubmitter(Vertx vertx, TaskStore tasks, CallbackUrlPolicy urlPolicy, HostResolver resolver,
+                TaskIdGenerator ids, BooleanSupplier canIssueIds, DbClock clock, long loadWindowMs, LeaderWatch leader) {
+    this.vertx = vertx;
+    this.tasks = tasks;
+    this.parser = new TaskRequestParser(urlPolicy);
+    this.urlPolicy = urlPolicy;
+    this.resolver = resolver;
+    this.ids = ids;
+    this.canIssueIds = canIssueIds;
+    this.clock = clock;
+    this.loadWindowMs = loadWindowMs;
+    this.leader = leader;
+  }
+
+  /** Now on the database clock: the base of {@code delay_ms}. */
+  long now() {
+    return clock.nowMillis();
+  }
+
+  /** Validates, inserts (committed), and hands the task to the wheel when it is due soon. */
+  Future<TaskStore.Inserted> submit(ApiPrincipal who, JsonObject body, long receivedAt) {
+    return insert(who, body, receivedAt).onSuccess(ins -> schedule(List.of(ins)));
+  }
+
+  /** Validates and inserts (committed); the caller hands the task to the wheel (or a waiter does). */
+  Future<TaskStore.Inserted> insert(ApiPrincipal who, JsonObject body, long receivedAt) {
+    return prepare(who, body, receivedAt).compose(this::insert);
+  }
+
+  /** Inserts one prepared task with its shards; a broken table invariant is the caller's 400. */
+  Future<TaskStore.Inserted> insert(Prepared p) {
+    return tasks.insert(p.task(), p.shardIds()).recover(TaskSubmitter::asInvariantViolation);
+  }
+
+  /** Validates, checks the callback host's addresses, and assigns ids; inserts nothing. */
+  Future<Prepared> prepare(ApiPrincipal who, JsonObject body, long receivedAt) {
+    TaskRequestParser.Submission s;
+    try {
+      s = parser.parse(body, receivedAt);
+    } catch (InvalidRequest e) {
+      return Future.failedFuture(e);
+    }
+    if (!canIssueIds.getAsBoolean()) {
+      return Future.failedFuture(new InvalidRequest(Problem.unavailable(
+          "this node cannot issue task ids right now (node slot lease not renewed); retry later")));
+    }
+    return checkCallbackHost(s.callbackUrl()).compose(v -> {
+      long id = ids.nextId();
+      // A due processor task starts DELAYED all the same: the claim turns it READY and hands it to the
+      // executor dispatch at once (a READY one would wait for the dispatch's periodic top-up).
+      TaskStatus status = s.processor() != null ? TaskStatus.DELAYED
+          : TaskStateMachine.admitted(s.triggerTimeMs(), clock.nowMillis());
+      NewTask t = s.toNewTask(id, who.tenantId(), who.accessKey(), status);
+      long[] shardIds = new long[s.shardTotal() > 1 ? s.shardTotal() : 0];
+      for (int i = 0; i < shardIds.length; i++) {
+        shardIds[i] = ids.nextId();
+      }
+      return Future.succeededFuture(new Prepared(t, shardIds));
+    });
+  }
+
+  /** Hands the new tasks (and their shards) that are due inside the load window to the wheel. */
+  void schedule(List<TaskStore.Inserted> inserted) {
+    List<ScheduledTask> due = new ArrayList<>();
+    long horizon = clock.nowMillis() + loadWindowMs;
+    for (TaskStore.Inserted ins : inserted) {
+      TaskRecord r = ins.task();
+      long trigger = r.triggerTime().toInstant().toEpochMilli();
+      if (!ins.duplicate() && trigger <= horizon) {
+        due.add(new ScheduledTask(r.taskId(), trigger, r.priority()));
+        for (long shard : ins.shardIds()) {
+          due.add(new ScheduledTask(shard, trigger, r.priority()));
+        }
+      }
+    }
+    toWheel(due);
+  }
+
+  /**
+   * The leader's wheel takes it directly when this node leads; otherwise it crosses the cluster. If
+   * that message is lost (no leader right now), the next leader's loader finds the task in PostgreSQL.
+   */
+  private void toWheel(List<ScheduledTask> due) {
+    if (due.isEmpty()) {
+      return;
+    }
+    if (leader.isLeader()) {
+      vertx.eventBus().send(Addresses.WHEEL_SCHEDULE, new TaskBatch(due), LocalCodec.localOnly());
+    } else {
+      vertx.eventBus().send(Addresses.WHEEL_SUBMIT, SubmitMessage.encode(due));
+    }
+  }
+
+  /** A CHECK or unique violation (SQLSTATE class 23) is a request that breaks a task invariant. */
+  static boolean isInvariantViolation(Throwable e) {
+    return StoreErrors.isConstraintViolation(e);
+  }
+
+  private static <T> Future<T> asInvariantViolation(Throwable e) {
+    return Future.failedFuture(isInvariantViolation(e) ? InvalidRequest.field("body",
+        "violates a task invariant: " + StoreErrors.message(e)) : e);
+  }
+
+  private Future<Void> checkCallbackHost(String callbackUrl) {
+    if (callbackUrl == null) {
+      return Future.succeededFuture();
+    }
+    String host = URI.create(callbackUrl).getHost();
+    return resolver.resolve(host)
+        .recover(e -> Future.failedFuture(new InvalidRequest(new Problem(400, "callback_url_not_allowed",
+            "Callback URL refused", "callback_url: host " + host + " does not resolve"))))
+        .compose(addresses -> {
+          CallbackUrlPolicy.Verdict v = urlPolicy.checkResolved(host, addresses);
+          return v.allowed() ? Future.succeededFuture()
+              : Future.failedFuture(new InvalidRequest(new Problem(400, v.code(), "Callback URL refused",
+                  "callback_url: " + v.detail())));
+        });
+  }
+}
