@@ -34,7 +34,13 @@ final class SyncHandler {
 
   void handle(RoutingContext ctx) {
     ApiPrincipal who = ctx.get(ApiPrincipal.CONTEXT_KEY);
-    JsonObject body = HttpJson.bodyObject(ctx);
+    JsonObject body;
+    try {
+      body = HttpJson.bodyObject(ctx);
+    } catch (InvalidRequest e) {
+      e.problem().send(ctx);
+      return;
+    }
     if (body == null) {
       Problem.validation("body: a JSON object is required").send(ctx);
       return;

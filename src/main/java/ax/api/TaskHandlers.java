@@ -33,7 +33,14 @@ final class TaskHandlers {
 
   void create(RoutingContext ctx) {
     ApiPrincipal who = ctx.get(ApiPrincipal.CONTEXT_KEY);
-    submitter.submit(who, HttpJson.bodyObject(ctx), submitter.now()).onComplete(ar -> {
+    JsonObject body;
+    try {
+      body = HttpJson.bodyObject(ctx);
+    } catch (InvalidRequest e) {
+      e.problem().send(ctx);
+      return;
+    }
+    submitter.submit(who, body, submitter.now()).onComplete(ar -> {
       if (ar.failed()) {
         ctx.fail(ar.cause());
         return;

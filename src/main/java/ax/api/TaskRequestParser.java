@@ -7,7 +7,7 @@ import io.vertx.core.json.Json;
 import io.vertx.core.json.JsonObject;
 
 import java.nio.charset.StandardCharsets;
-import java.time.format.DateTimeParseException;
+import java.time.DateTimeException;
 import java.util.Set;
 import java.util.regex.Pattern;
 
@@ -19,7 +19,13 @@ import java.util.regex.Pattern;
  */
 public final class TaskRequestParser {
   public static final int MAX_PAYLOAD_BYTES = 64 * 1024;
-  private static final long MAX_FUTURE_MS = 10L * 366 * 86_400_000L;
+  /** How far ahead a task may be scheduled (trigger_time, delay_ms). */
+  static final long MAX_FUTURE_MS = 10L * 366 * 86_400_000L;
+  /**
+   * How far back a trigger time may lie. A past time means "run now"; one older than a year is a
+   * client's mistake (an epoch-0 date, a year typed wrong), and far-past dates are not even storable.
+   */
+  static final long MAX_PAST_MS = 366L * 86_400_000L;
   private static final Pattern NAME = Pattern.compile("[A-Za-z0-9._:-]{1,128}");
   private static final Set<String> FIELDS = Set.of("task_type", "trigger_time", "delay_ms", "payload",
       "callback_url", "processor", "max_retry", "priority", "timeout_ms", "biz_key", "notify_url",
@@ -85,6 +91,9 @@ public final class TaskRequestParser {
 
     String payloadJson = null;
     if (body.containsKey("payload")) {
+      if (JsonLimits.depth(body.getValue("payload")) > JsonLimits.MAX_PAYLOAD_DEPTH) {
+        throw InvalidRequest.field("payload", "nested more than " + JsonLimits.MAX_PAYLOAD_DEPTH + " levels deep");
+      }
       payloadJson = Json.encode(body.getValue("payload"));
       if (payloadJson.getBytes(StandardCharsets.UTF_8).length > MAX_PAYLOAD_BYTES) {
         throw new InvalidRequest(new Problem(413, "payload_too_large", "Payload too large",
@@ -109,12 +118,11 @@ public final class TaskRequestParser {
       throw InvalidRequest.field("trigger_time", "give at most one of trigger_time or delay_ms");
     }
     if (hasDelay) {
-      Object v = body.getValue("delay_ms");
-      if (!(v instanceof Number n) || n.doubleValue() != Math.floor(n.doubleValue()) || n.longValue() < 0
-          || n.longValue() > MAX_FUTURE_MS) {
+      Long delay = WholeNumbers.within(body.getValue("delay_ms"), 0, MAX_FUTURE_MS);
+      if (delay == null) {
         throw InvalidRequest.field("delay_ms", "must be a whole number of milliseconds, 0.." + MAX_FUTURE_MS);
       }
-      return receivedAtMs + n.longValue();
+      return receivedAtMs + delay;
     }
     if (hasTime) {
       Object v = body.getValue("trigger_time");
@@ -124,11 +132,12 @@ public final class TaskRequestParser {
       long t;
       try {
         t = Rfc3339.parseMillis(s);
-      } catch (DateTimeParseException e) {
+      } catch (DateTimeException | ArithmeticException e) { // a year beyond what an instant can hold
         throw InvalidRequest.field("trigger_time", "must be RFC 3339 with an offset, e.g. 2026-12-01T20:00:00.000Z");
       }
-      if (t > receivedAtMs + MAX_FUTURE_MS) {
-        throw InvalidRequest.field("trigger_time", "must be within 10 years");
+      if (t > receivedAtMs + MAX_FUTURE_MS || t < receivedAtMs - MAX_PAST_MS) {
+        throw InvalidRequest.field("trigger_time", "must lie between one year ago and 10 years from now "
+            + "(a time in the past runs now)");
       }
       return t;
     }
@@ -154,8 +163,8 @@ public final class TaskRequestParser {
     if (v == null) {
       return fallback;
     }
-    if (!(v instanceof Number n) || n.doubleValue() != Math.floor(n.doubleValue())
-        || n.longValue() < min || n.longValue() > max) {
+    Long n = WholeNumbers.within(v, min, max);
+    if (n == null) {
       throw InvalidRequest.field(field, "must be a whole number " + min + ".." + max);
     }
     return n.intValue();

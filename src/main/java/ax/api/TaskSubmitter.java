@@ -141,14 +141,14 @@ public final class TaskSubmitter {
     }
   }
 
-  /** A CHECK or unique violation (SQLSTATE class 23) is a request that breaks a task invariant. */
+  /** Values the database refuses (an invariant, or data it cannot hold) make a request invalid, not a 500. */
   static boolean isInvariantViolation(Throwable e) {
-    return StoreErrors.isConstraintViolation(e);
+    return StoreErrors.isRefusedValue(e);
   }
 
   private static <T> Future<T> asInvariantViolation(Throwable e) {
     return Future.failedFuture(isInvariantViolation(e) ? InvalidRequest.field("body",
-        "violates a task invariant: " + StoreErrors.message(e)) : e);
+        "refused by the task store: " + StoreErrors.message(e)) : e);
   }
 
   private Future<Void> checkCallbackHost(String callbackUrl) {

@@ -3,7 +3,8 @@ package ax.store;
 import io.vertx.core.VertxException;
 import io.vertx.pgclient.PgException;
 
-import java.net.ConnectException;
+import java.net.SocketException;
+import java.nio.channels.ClosedChannelException;
 
 /**
  * What a failed store call means, for callers outside {@code ax.store} that must react differently to
@@ -16,7 +17,9 @@ public final class StoreErrors {
 
   /**
    * The database is unreachable, restarting or out of connections (SQLSTATE classes 08, 57P, 53300, or
-   * a connection that failed or closed): nothing was changed, and the same call may work later.
+   * a connection that failed or closed — PostgreSQL crashing mid-statement leaves a
+   * {@link io.vertx.sqlclient.ClosedConnectionException}): the same call may work later. A statement in
+   * flight when the connection went may or may not have committed.
    */
   public static boolean isUnavailable(Throwable t) {
     for (Throwable c = t; c != null; c = c.getCause()) {
@@ -24,7 +27,10 @@ public final class StoreErrors {
         String state = pg.getSqlState();
         return state != null && (state.startsWith("08") || state.startsWith("57P") || state.equals("53300"));
       }
-      if (c instanceof ConnectException || c instanceof VertxException
+      // a crash resets the connection (SocketException, ConnectException among them) or closes it
+      if (c instanceof SocketException || c instanceof ClosedChannelException
+          || c instanceof io.vertx.sqlclient.ClosedConnectionException
+          || c instanceof VertxException
           && String.valueOf(c.getMessage()).toLowerCase().contains("closed")) {
         return true;
       }
@@ -53,6 +59,16 @@ public final class StoreErrors {
   /** A row broke a table's invariant (SQLSTATE class 23: check, unique, not-null, foreign key). */
   public static boolean isConstraintViolation(Throwable t) {
     return t instanceof PgException pg && pg.getSqlState() != null && pg.getSqlState().startsWith("23");
+  }
+
+  /**
+   * The database refuses the values themselves: an invariant (class 23) or data it cannot hold (class 22:
+   * a character it cannot store, a number or date out of its range). Sending the same values again fails
+   * the same way; sending the others without them succeeds.
+   */
+  public static boolean isRefusedValue(Throwable t) {
+    return t instanceof PgException pg && pg.getSqlState() != null
+        && (pg.getSqlState().startsWith("23") || pg.getSqlState().startsWith("22"));
   }
 
   /** The database's own words for a refusal, without the driver's decoration. */
