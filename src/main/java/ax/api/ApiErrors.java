@@ -41,7 +41,7 @@ public final class ApiErrors {
     }
     if (failure != null && isDatabaseUnavailable(failure)) {
       LOG.log(Level.WARNING, "database unavailable while serving " + ctx.request().path(), failure);
-      return Problem.unavailable("the task store is unavailable; nothing was changed, retry later");
+      return Problem.unavailable("the task store is unavailable; retry later (a request in flight when it went may have been applied: retry a creation with the same biz_key)");
     }
     return switch (status) {
       case 400 -> Problem.validation("the request is malformed");

@@ -1,13 +1,17 @@
 package ax.api;
 
 import io.vertx.core.http.HttpMethod;
+import io.vertx.core.http.HttpServerRequest;
 import io.vertx.ext.web.RoutingContext;
 import io.vertx.ext.web.handler.SecurityPolicyHandler;
 
+import java.util.Locale;
+
 /**
  * Cheap checks before the body is read: a declared body larger than the endpoint allows is refused
- * with 413 without reading it, and a body that is not JSON with 415. BodyHandler enforces the global
- * cap for chunked bodies, and the task parser the 64 KiB payload rule.
+ * with 413 without reading it, and a body (declared or chunked) that is not {@code application/json}
+ * with 415. {@link BodyReader} enforces the same limits on the bytes of a chunked body, and the task
+ * parser the 64 KiB payload rule.
  *
  * <p>It is a {@link SecurityPolicyHandler} because Vert.x Web only lets handlers of that kind run
  * before the body handler.
@@ -17,30 +21,41 @@ public final class RequestGuards implements SecurityPolicyHandler {
   public static final long SINGLE_BODY_LIMIT = 96 * 1024;
   /** A batch of up to 1000 tasks. */
   public static final long BATCH_BODY_LIMIT = 8L * 1024 * 1024;
+  /** Endpoints that take no body (reads, cancel, health, metrics): a stray one is tolerated up to this. */
+  public static final long NO_BODY_LIMIT = 1024;
 
-  static long limitFor(String path) {
-    return path.endsWith("/tasks/batch") ? BATCH_BODY_LIMIT : SINGLE_BODY_LIMIT;
+  /** How large a body the endpoint takes. */
+  static long limitFor(HttpMethod method, String path) {
+    if (method != HttpMethod.POST) {
+      return NO_BODY_LIMIT;
+    }
+    if (path.endsWith("/tasks/batch")) {
+      return BATCH_BODY_LIMIT;
+    }
+    return path.endsWith("/tasks") || path.endsWith("/tasks/sync") ? SINGLE_BODY_LIMIT : NO_BODY_LIMIT;
   }
 
   @Override
   public void handle(RoutingContext ctx) {
-    var req = ctx.request();
+    HttpServerRequest req = ctx.request();
+    long limit = limitFor(req.method(), req.path());
     String length = req.getHeader("content-length");
     if (length != null) {
       try {
-        if (Long.parseLong(length.trim()) > limitFor(req.path())) {
-          tooLarge(ctx);
+        if (Long.parseLong(length.trim()) > limit) {
+          tooLarge(ctx, limit);
           return;
         }
       } catch (NumberFormatException e) {
+        ctx.response().putHeader("connection", "close");
         Problem.validation("Content-Length is not a number").send(ctx);
         return;
       }
     }
-    boolean hasBody = req.method() == HttpMethod.POST || req.method() == HttpMethod.PUT;
-    String type = req.getHeader("content-type");
-    if (hasBody && length != null && !"0".equals(length.trim())
-        && (type == null || !type.toLowerCase().startsWith("application/json"))) {
+    boolean chunked = req.getHeader("transfer-encoding") != null;
+    boolean hasBody = chunked || (length != null && !"0".equals(length.trim()));
+    if (hasBody && !isJson(req.getHeader("content-type"))) {
+      ctx.response().putHeader("connection", "close");
       new Problem(415, "unsupported_media_type", "Unsupported media type",
           "send the body as application/json").send(ctx);
       return;
@@ -48,9 +63,19 @@ public final class RequestGuards implements SecurityPolicyHandler {
     ctx.next();
   }
 
-  private static void tooLarge(RoutingContext ctx) {
+  /** {@code application/json}, optionally with parameters ({@code ; charset=utf-8}); nothing else. */
+  static boolean isJson(String contentType) {
+    if (contentType == null) {
+      return false;
+    }
+    int semicolon = contentType.indexOf(';');
+    String type = (semicolon < 0 ? contentType : contentType.substring(0, semicolon)).trim();
+    return type.toLowerCase(Locale.ROOT).equals("application/json");
+  }
+
+  private static void tooLarge(RoutingContext ctx, long limit) {
     ctx.response().putHeader("connection", "close");
     new Problem(413, "payload_too_large", "Payload too large",
-        "the body exceeds " + limitFor(ctx.request().path()) + " bytes for this endpoint").send(ctx);
+        "the body exceeds " + limit + " bytes for this endpoint").send(ctx);
   }
 }

@@ -1,5 +1,6 @@
 package ax.api;
 
+import ax.signing.RequestSigning;
 import ax.store.TaskStore;
 import ax.task.TaskRecord;
 import ax.task.TaskStatus;
@@ -8,6 +9,7 @@ import io.vertx.core.json.JsonObject;
 import io.vertx.ext.web.RoutingContext;
 
 import java.util.List;
+import java.util.Map;
 
 /**
  * {@code listTasks}: the caller's tasks newest first, a page at a time, behind an opaque
@@ -27,14 +29,16 @@ final class TaskListHandler {
   /** The query of one request, checked (the router checks it too; this keeps the handler honest alone). */
   private record Query(TaskStatus status, String taskType, int limit, TaskStore.ListPosition after) {
     static Query of(RoutingContext ctx) throws InvalidRequest {
-      String s = ctx.request().getParam("status");
+      // Decoded exactly as the signature covers them (a '+' is a plus; a repeated name was refused).
+      Map<String, String> params = RequestSigning.parameters(ctx.request().query());
+      String s = params.get("status");
       TaskStatus status;
       try {
         status = s == null ? null : TaskStatus.valueOf(s);
       } catch (IllegalArgumentException e) {
         throw InvalidRequest.field("status", "must be one of " + List.of(TaskStatus.values()));
       }
-      String l = ctx.request().getParam("limit");
+      String l = params.get("limit");
       int limit;
       try {
         limit = l == null ? DEFAULT_LIMIT : Integer.parseInt(l);
@@ -44,9 +48,9 @@ final class TaskListHandler {
       if (limit < 1 || limit > MAX_LIMIT) {
         throw InvalidRequest.field("limit", "must be a whole number 1.." + MAX_LIMIT);
       }
-      String c = ctx.request().getParam("cursor");
+      String c = params.get("cursor");
       TaskStore.ListPosition after = c == null ? null : ListCursor.decode(c).position();
-      return new Query(status, ctx.request().getParam("task_type"), limit, after);
+      return new Query(status, params.get("task_type"), limit, after);
     }
   }
 

@@ -1,10 +1,13 @@
 package ax.node;
 
+import ax.api.BodyBudget;
 import ax.api.TaskApi;
 import ax.api.TaskSubmitter;
 import ax.api.auth.ApiKeyCache;
 import ax.api.auth.HmacAuthHandler;
+import ax.api.auth.SigningPrecheck;
 import ax.api.auth.InMemoryNonceStore;
+import ax.health.Readiness;
 import ax.api.auth.NonceStore;
 import ax.api.auth.RedisNonceStore;
 import ax.ratelimit.InMemoryRateLimiter;
@@ -64,6 +67,8 @@ import io.vertx.redis.client.RedisOptions;
 import io.vertx.spi.cluster.hazelcast.HazelcastClusterManager;
 import io.vertx.sqlclient.Pool;
 
+import java.util.ArrayList;
+import java.util.List;
 import java.util.UUID;
 import java.util.logging.Logger;
 
@@ -175,14 +180,17 @@ public final class AxNode {
         config.executors().zone());
     HttpTargetInvoker invoker = new HttpTargetInvoker(vertx, http, urlPolicy, resolver);
     TaskIdGenerator ids = new TaskIdGenerator(slot, clock::nowMillis);
-    HmacAuthHandler auth = authHandler(keys, clock);
+    RedisAPI redis = redis();
+    ApiVerticle.Gate gate = new ApiVerticle.Gate(new SigningPrecheck(keys, clock, HmacAuthHandler.SKEW_WINDOW_MS),
+        BodyBudget.forThisJvm(), authHandler(keys, clock, redis));
+    Readiness readiness = readiness(redis);
     TaskStore taskStore = new TaskStore(pool);
     TaskSubmitter submitter = new TaskSubmitter(vertx, taskStore, urlPolicy, resolver, ids, slotKeeper::canIssueIds,
         clock, tuning.loadWindowMs(), LeaderWatch.attach(vertx));
     TaskApi handlers = new TaskApi(vertx, submitter, taskStore, new AttemptStore(pool));
     ApiVerticle.Settings apiSettings = new ApiVerticle.Settings(contractPath(), config.httpPort(), config.nodeId());
     java.util.function.Supplier<ApiVerticle> apiInstance = () -> {
-      ApiVerticle v = new ApiVerticle(apiSettings, auth, handlers, registry, () -> draining);
+      ApiVerticle v = new ApiVerticle(apiSettings, gate, handlers, registry, readiness);
       if (api == null) {
         api = v;
       }
@@ -222,16 +230,35 @@ public final class AxNode {
   }
 
   /** Signature check, per-key token bucket and replay cache; shared through Redis when it is configured. */
-  private HmacAuthHandler authHandler(ApiKeyCache keys, DbClock clock) {
-    NonceStore nonces = new InMemoryNonceStore();
+  private HmacAuthHandler authHandler(ApiKeyCache keys, DbClock clock, RedisAPI redis) {
+    NonceStore nonces = new InMemoryNonceStore(clock.nowMillis());
     RateLimiter limiter = new InMemoryRateLimiter();
-    if (config.redisUrl() != null) {
-      RedisAPI redis = RedisAPI.api(Redis.createClient(vertx,
-          new RedisOptions().setConnectionString(config.redisUrl()).setMaxPoolSize(8).setMaxPoolWaiting(1024)));
-      nonces = new RedisNonceStore(redis, "ax:");
+    if (redis != null) {
+      RedisNonceStore shared = new RedisNonceStore(redis, "ax:", clock::nowMillis);
+      // a Redis that restarted empty gets its memory-start mark within a second, not at the first request
+      shared.markMemoryStart();
+      vertx.setPeriodic(1_000, id -> shared.markMemoryStart());
+      nonces = shared;
       limiter = new RedisRateLimiter(redis, "ax:", limiter);
     }
     return new HmacAuthHandler(keys, nonces, limiter, config.defaultRateLimit(), clock);
+  }
+
+  /** The Redis that nonces and rate limits are shared through; null when AX_REDIS_URL is not set. */
+  private RedisAPI redis() {
+    return config.redisUrl() == null ? null : RedisAPI.api(Redis.createClient(vertx,
+        new RedisOptions().setConnectionString(config.redisUrl()).setMaxPoolSize(8).setMaxPoolWaiting(1024)));
+  }
+
+  /** What a request needs: PostgreSQL always, Redis when configured; and a node that is not draining. */
+  private Readiness readiness(RedisAPI redis) {
+    DbTimeStore time = new DbTimeStore(pool);
+    List<Readiness.Dependency> needs = new ArrayList<>();
+    needs.add(new Readiness.Dependency("postgres", time::nowMillis));
+    if (redis != null) {
+      needs.add(new Readiness.Dependency("redis", () -> redis.ping(List.of())));
+    }
+    return new Readiness(needs, () -> draining);
   }
 
   /** Every node serves executors when a token secret is configured (see BridgeVerticle). */

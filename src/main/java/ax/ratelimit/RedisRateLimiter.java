@@ -1,5 +1,6 @@
 package ax.ratelimit;
 
+import ax.redis.RedisScript;
 import io.vertx.core.Future;
 import io.vertx.redis.client.RedisAPI;
 
@@ -35,44 +36,24 @@ public final class RedisRateLimiter implements RateLimiter {
       return {allowed, wait}
       """;
 
-  private final RedisAPI redis;
+  private final RedisScript script;
   private final String prefix;
   private final RateLimiter fallback;
-  private volatile String sha;
 
   public RedisRateLimiter(RedisAPI redis, String prefix, RateLimiter fallback) {
-    this.redis = redis;
+    this.script = new RedisScript(redis, SCRIPT);
     this.prefix = prefix;
     this.fallback = fallback;
   }
 
   @Override
   public Future<TokenBucket.Decision> tryAcquire(String accessKey, RateLimitSpec spec) {
-    List<String> args = List.of("1", prefix + "rate:" + accessKey,
-        Double.toString(spec.ratePerSecond()), Double.toString(spec.burst()));
-    Future<io.vertx.redis.client.Response> call = sha == null
-        ? load().compose(s -> redis.evalsha(prepend(s, args)))
-        : redis.evalsha(prepend(sha, args)).recover(e -> e.getMessage() != null && e.getMessage().startsWith("NOSCRIPT")
-            ? load().compose(s -> redis.evalsha(prepend(s, args)))
-            : Future.failedFuture(e));
-    return call.map(r -> new TokenBucket.Decision(r.get(0).toInteger() == 1, r.get(1).toLong()))
+    return script.run(List.of(prefix + "rate:" + accessKey),
+            List.of(Double.toString(spec.ratePerSecond()), Double.toString(spec.burst())))
+        .map(r -> new TokenBucket.Decision(r.get(0).toInteger() == 1, r.get(1).toLong()))
         .recover(e -> {
           LOG.log(Level.FINE, "Redis rate limiter unavailable; using this node's bucket", e);
           return fallback.tryAcquire(accessKey, spec);
         });
-  }
-
-  private Future<String> load() {
-    return redis.script(List.of("LOAD", SCRIPT)).map(r -> {
-      sha = r.toString();
-      return sha;
-    });
-  }
-
-  private static List<String> prepend(String first, List<String> rest) {
-    var all = new java.util.ArrayList<String>(rest.size() + 1);
-    all.add(first);
-    all.addAll(rest);
-    return all;
   }
 }

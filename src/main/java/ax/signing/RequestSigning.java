@@ -6,10 +6,10 @@ import java.nio.charset.CharacterCodingException;
 import java.nio.charset.CodingErrorAction;
 import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
-import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Comparator;
-import java.util.List;
+import java.util.LinkedHashMap;
+import java.util.Map;
 import java.util.Locale;
 import java.util.Objects;
 import java.util.regex.Pattern;
@@ -36,42 +36,58 @@ public final class RequestSigning {
   private static final Comparator<String> CODE_POINT_ORDER = (a, b) -> Arrays.compareUnsigned(
       a.getBytes(StandardCharsets.UTF_8), b.getBytes(StandardCharsets.UTF_8));
 
-  private record Parameter(String name, String value) {
-  }
-
   private RequestSigning() {
   }
 
-  /**
-   * The canonical form of a query string, so that client and server agree on it whatever order and
-   * escaping the client's HTTP library chose. Each {@code name=value} pair of {@code rawQuery} (as
-   * sent, without the {@code ?}) is percent-decoded — only {@code %XX}: a {@code +} stays a plus,
-   * as in RFC 3986 — then the pairs are sorted by name, then value (by code point), re-encoded with
-   * only {@code A-Za-z0-9-._~} left as is and every other UTF-8 byte as upper-case {@code %XX}, and
-   * joined with {@code &}. A pair without {@code =} has an empty value; empty pairs ({@code a=1&&b=2})
-   * are ignored. A null or empty query gives the empty string.
-   *
-   * @throws IllegalArgumentException when a {@code %} is not followed by two hex digits, or the
-   *                                  decoded bytes are not UTF-8
-   */
-  public static String canonicalQuery(String rawQuery) {
-    if (rawQuery == null || rawQuery.isEmpty()) {
-      return "";
+  /** A query names the same parameter twice: the signed and the executed meaning could differ. */
+  public static final class DuplicateParameterException extends IllegalArgumentException {
+    DuplicateParameterException(String name) {
+      super("query parameter '" + name + "' appears more than once");
     }
-    List<Parameter> parameters = new ArrayList<>();
+  }
+
+  /**
+   * The parameters of a query as the server executes them and as the signature covers them: each
+   * {@code name=value} pair of {@code rawQuery} (as sent, without the {@code ?}) percent-decoded — only
+   * {@code %XX}: a {@code +} stays a plus, as in RFC 3986. A pair without {@code =} has an empty value;
+   * empty pairs ({@code a=1&&b=2}) are ignored. A name may appear once: with two, a server reading the
+   * first and a signature covering both would not mean the same request.
+   *
+   * @throws DuplicateParameterException when a name appears twice
+   * @throws IllegalArgumentException    when a {@code %} is not followed by two hex digits, or the
+   *                                     decoded bytes are not UTF-8
+   */
+  public static Map<String, String> parameters(String rawQuery) {
+    Map<String, String> out = new LinkedHashMap<>();
+    if (rawQuery == null || rawQuery.isEmpty()) {
+      return out;
+    }
     for (String pair : rawQuery.split("&")) {
       if (pair.isEmpty()) {
         continue;
       }
       int equals = pair.indexOf('=');
-      String name = equals < 0 ? pair : pair.substring(0, equals);
-      String value = equals < 0 ? "" : pair.substring(equals + 1);
-      parameters.add(new Parameter(percentDecode(name), percentDecode(value)));
+      String name = percentDecode(equals < 0 ? pair : pair.substring(0, equals));
+      String value = percentDecode(equals < 0 ? "" : pair.substring(equals + 1));
+      if (out.putIfAbsent(name, value) != null) {
+        throw new DuplicateParameterException(name);
+      }
     }
-    return parameters.stream()
-        .sorted(Comparator.comparing(Parameter::name, CODE_POINT_ORDER)
-            .thenComparing(Parameter::value, CODE_POINT_ORDER))
-        .map(parameter -> percentEncode(parameter.name()) + "=" + percentEncode(parameter.value()))
+    return out;
+  }
+
+  /**
+   * The canonical form of a query string, so that client and server agree on it whatever order and
+   * escaping the client's HTTP library chose: the {@link #parameters} sorted by name (by code point),
+   * re-encoded with only {@code A-Za-z0-9-._~} left as is and every other UTF-8 byte as upper-case
+   * {@code %XX}, and joined with {@code &}. A null or empty query gives the empty string.
+   *
+   * @throws IllegalArgumentException as {@link #parameters} does
+   */
+  public static String canonicalQuery(String rawQuery) {
+    return parameters(rawQuery).entrySet().stream()
+        .sorted(Map.Entry.comparingByKey(CODE_POINT_ORDER))
+        .map(parameter -> percentEncode(parameter.getKey()) + "=" + percentEncode(parameter.getValue()))
         .collect(Collectors.joining("&"));
   }
 

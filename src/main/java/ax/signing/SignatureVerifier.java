@@ -21,6 +21,8 @@ public final class SignatureVerifier {
 
   /** Up to 18 digits: any epoch-millisecond value, and never a {@code long} overflow. */
   private static final Pattern TIMESTAMP = Pattern.compile("\\d{1,18}");
+  /** HMAC-SHA256 as hex, either case. */
+  private static final Pattern SIGNATURE = Pattern.compile("[0-9A-Fa-f]{64}");
 
   private final long skewWindowMs;
 
@@ -30,6 +32,22 @@ public final class SignatureVerifier {
       throw new IllegalArgumentException("skew window must not be negative, was " + skewWindowMs);
     }
     this.skewWindowMs = skewWindowMs;
+  }
+
+  /**
+   * What can be judged from the headers alone, before the body is read: the timestamp within the
+   * window, the nonce's shape, a signature that can be 64 hex digits. A request that fails here is
+   * refused without reading (or buffering) its body.
+   */
+  public Optional<String> precheck(String timestampHeader, String nonce, String signatureHeader, long nowMs) {
+    if (timestampHeader == null || !TIMESTAMP.matcher(timestampHeader).matches()
+        || Math.abs(nowMs - Long.parseLong(timestampHeader)) > skewWindowMs) {
+      return Optional.of(TIMESTAMP_SKEW);
+    }
+    if (!RequestSigning.isValidNonce(nonce) || signatureHeader == null || !SIGNATURE.matcher(signatureHeader).matches()) {
+      return Optional.of(SIGNATURE_MISMATCH);
+    }
+    return Optional.empty();
   }
 
   /**
@@ -44,12 +62,9 @@ public final class SignatureVerifier {
    */
   public Optional<String> verify(String method, String path, String rawQuery, String timestampHeader,
       String nonce, String signatureHeader, byte[] body, String secret, long nowMs) {
-    if (timestampHeader == null || !TIMESTAMP.matcher(timestampHeader).matches()
-        || Math.abs(nowMs - Long.parseLong(timestampHeader)) > skewWindowMs) {
-      return Optional.of(TIMESTAMP_SKEW);
-    }
-    if (!RequestSigning.isValidNonce(nonce) || signatureHeader == null) {
-      return Optional.of(SIGNATURE_MISMATCH);
+    Optional<String> headers = precheck(timestampHeader, nonce, signatureHeader, nowMs);
+    if (headers.isPresent()) {
+      return headers;
     }
     String canonicalQuery;
     try {

@@ -1,24 +1,23 @@
 package ax.verticles;
 
 import ax.api.ApiErrors;
+import ax.api.BodyBudget;
+import ax.api.BodyReader;
+import ax.api.HealthHandlers;
 import ax.api.RequestGuards;
 import ax.api.TaskApi;
 import ax.api.auth.HmacAuthHandler;
-import ax.bus.Addresses;
-import ax.leader.LeaderTerm;
+import ax.api.auth.SigningPrecheck;
+import ax.health.Readiness;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import io.vertx.core.Future;
 import io.vertx.core.Handler;
 import io.vertx.core.VerticleBase;
-import io.vertx.core.eventbus.DeliveryOptions;
 import io.vertx.core.http.HttpServer;
 import io.vertx.core.http.HttpServerOptions;
 
-import io.vertx.core.json.JsonArray;
-import io.vertx.core.json.JsonObject;
 import io.vertx.ext.web.Router;
 import io.vertx.ext.web.RoutingContext;
-import io.vertx.ext.web.handler.BodyHandler;
 import io.vertx.ext.web.openapi.router.OpenAPIRoute;
 import io.vertx.ext.web.openapi.router.RequestExtractor;
 import io.vertx.ext.web.openapi.router.RouterBuilder;
@@ -26,7 +25,6 @@ import io.vertx.openapi.contract.OpenAPIContract;
 
 import java.util.HashMap;
 import java.util.Map;
-import java.util.function.BooleanSupplier;
 
 /**
  * Serves the public API. The router is built from {@code openapi.yaml} (contract first): handlers are
@@ -49,10 +47,10 @@ public final class ApiVerticle extends VerticleBase {
   private final String contractPath;
   private final int port;
   private final String nodeId;
-  private final HmacAuthHandler auth;
+  private final Gate gate;
   private final TaskApi tasks;
   private final PrometheusMeterRegistry registry;
-  private final BooleanSupplier draining;
+  private final Readiness readiness;
   private HttpServer server;
 
   /**
@@ -68,15 +66,22 @@ public final class ApiVerticle extends VerticleBase {
     }
   }
 
-  public ApiVerticle(Settings settings, HmacAuthHandler auth, TaskApi tasks, PrometheusMeterRegistry registry,
-                     BooleanSupplier draining) {
+  /**
+   * What stands between a client and a handler: the checks before the body is read (signing headers,
+   * a known key), the body budget, and the signature itself.
+   */
+  public record Gate(SigningPrecheck precheck, BodyBudget bodies, HmacAuthHandler auth) {
+  }
+
+  public ApiVerticle(Settings settings, Gate gate, TaskApi tasks, PrometheusMeterRegistry registry,
+                     Readiness readiness) {
     this.contractPath = settings.contractPath();
     this.port = settings.port();
     this.nodeId = settings.nodeId();
-    this.auth = auth;
+    this.gate = gate;
     this.tasks = tasks;
     this.registry = registry;
-    this.draining = draining;
+    this.readiness = readiness;
   }
 
   @Override
@@ -84,10 +89,11 @@ public final class ApiVerticle extends VerticleBase {
     return OpenAPIContract.from(vertx, contractPath).compose(contract -> {
       RouterBuilder rb = RouterBuilder.create(vertx, contract, RequestExtractor.withBodyHandler());
       rb.rootHandler(new RequestGuards());
-      rb.rootHandler(BodyHandler.create().setBodyLimit(RequestGuards.BATCH_BODY_LIMIT).setHandleFileUploads(false));
-      rb.security("hmacAuth").apiKeyHandler(auth);
+      rb.rootHandler(gate.precheck());
+      rb.rootHandler(new BodyReader(gate.bodies()));
+      rb.security("hmacAuth").apiKeyHandler(gate.auth());
       Map<String, Handler<RoutingContext>> ops = new HashMap<>(tasks.byOperationId());
-      ops.put("health", this::health);
+      ops.putAll(new HealthHandlers(vertx, nodeId, readiness).byOperationId());
       ops.put("metrics", this::metrics);
       for (OpenAPIRoute route : rb.getRoutes()) {
         String op = route.getOperation().getOperationId();
@@ -112,41 +118,6 @@ public final class ApiVerticle extends VerticleBase {
 
   public int actualPort() {
     return server == null ? -1 : server.actualPort();
-  }
-
-  /**
-   * Role and epoch of this node; with {@code ?detail=true} also the cluster members and the executors
-   * connected to the cluster (asked of the leader, which owns the registry).
-   */
-  private void health(RoutingContext ctx) {
-    boolean detail = "true".equals(ctx.request().getParam("detail"));
-    vertx.eventBus().<LeaderTerm>request(Addresses.LEADER_STATUS, null).onComplete(ar -> {
-      boolean drain = draining.getAsBoolean();
-      JsonObject body = new JsonObject().put("status", drain ? "DRAINING" : "UP").put("node_id", nodeId);
-      if (ar.succeeded()) {
-        LeaderTerm t = ar.result().body();
-        body.put("role", t.leader() ? "leader" : "standby").put("epoch", t.epoch());
-      } else {
-        body.put("role", "standby");
-      }
-      Future<Void> more = Future.succeededFuture();
-      if (detail) {
-        body.put("cluster_nodes", clusterNodes());
-        more = vertx.eventBus().<JsonObject>request(Addresses.EXEC_STATS, null,
-                new DeliveryOptions().setSendTimeout(2_000))
-            .onSuccess(m -> body.put("executors", m.body().getJsonArray("executors")).put("leader_node", m.body()
-                .getString("node_id")).put("ready_queue", m.body().getInteger("ready_queue")))
-            .onFailure(e -> body.put("executors_error", "no leader answered: " + e.getMessage()))
-            .<Void>mapEmpty().recover(e -> Future.succeededFuture());
-      }
-      more.onComplete(v -> ctx.response().setStatusCode(drain ? 503 : 200)
-          .putHeader("content-type", "application/json").end(body.encode()));
-    });
-  }
-
-  private JsonArray clusterNodes() {
-    var cm = ((io.vertx.core.internal.VertxInternal) vertx).clusterManager();
-    return cm == null ? new JsonArray() : new JsonArray(cm.getNodes());
   }
 
   private void metrics(RoutingContext ctx) {

@@ -400,9 +400,11 @@ class ContractResponsesIT {
   @Test
   void healthAndMetricsAnswerAsDeclared() throws Exception {
     HttpClient http = HttpClient.newHttpClient();
-    for (String op : List.of("health", "metrics")) {
+    Map<String, String> paths = Map.of("health", "/health", "healthLive", "/health/live", "healthReady",
+        "/health/ready", "metrics", "/metrics");
+    for (String op : paths.keySet()) {
       HttpResponse<String> r = http.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:"
-          + ax.nodes.get(0).port + "/" + op)).build(), HttpResponse.BodyHandlers.ofString());
+          + ax.nodes.get(0).port + paths.get(op))).build(), HttpResponse.BodyHandlers.ofString());
       contract.assertConforms(op, r.statusCode(), headers(r), r.body());
       assertEquals(200, r.statusCode());
     }

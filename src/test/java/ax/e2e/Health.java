@@ -37,6 +37,26 @@ final class Health {
     return m.find() ? Double.parseDouble(m.group(1)) : 0;
   }
 
+  /** The HTTP status of {@code path} ({@code /health/ready}, {@code /health/live}); -1 when unreachable. */
+  static int status(int port, String path) {
+    try {
+      return HTTP.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + path))
+          .timeout(Duration.ofSeconds(3)).build(), HttpResponse.BodyHandlers.discarding()).statusCode();
+    } catch (Exception e) {
+      return -1;
+    }
+  }
+
+  /** Waits up to {@code timeoutMs} for {@code path} to answer {@code expected}; the last status seen. */
+  static int await(int port, String path, int expected, long timeoutMs) throws InterruptedException {
+    long deadline = System.currentTimeMillis() + timeoutMs;
+    int last;
+    while ((last = status(port, path)) != expected && System.currentTimeMillis() < deadline) {
+      Thread.sleep(100);
+    }
+    return last;
+  }
+
   private static JsonObject get(int port, String path) {
     try {
       HttpResponse<String> r = HTTP.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + path))

@@ -58,8 +58,25 @@ class RequestSigningTest {
   }
 
   @Test
-  void parametersAreSortedByNameThenValue() {
-    assertEquals("a=1&a=2&b=0&b=x", RequestSigning.canonicalQuery("b=x&a=2&b=0&a=1"));
+  void parametersAreSortedByName() {
+    assertEquals("a=2&b=x&c=0", RequestSigning.canonicalQuery("b=x&c=0&a=2"));
+  }
+
+  /** Finding 7: with two, the server would run the first while the signature sorts both (swap = new meaning). */
+  @ParameterizedTest
+  @ValueSource(strings = {"status=READY&status=FAILED", "a=1&b=2&a=1", "a&a=", "%61=1&a=2", "x=1&x"})
+  void aParameterNamedTwiceIsRefused(String rawQuery) {
+    assertThrows(RequestSigning.DuplicateParameterException.class, () -> RequestSigning.canonicalQuery(rawQuery));
+    assertThrows(RequestSigning.DuplicateParameterException.class, () -> RequestSigning.parameters(rawQuery));
+  }
+
+  /** Finding 7: the server executes exactly what the signature covers: '+' is a plus, not a space. */
+  @Test
+  void theExecutedParametersAreTheSignedOnes() {
+    assertEquals(java.util.Map.of("q", "a+b"), RequestSigning.parameters("q=a+b"));
+    assertEquals(java.util.Map.of("q", "a+b"), RequestSigning.parameters("q=a%2Bb"));
+    assertEquals(java.util.Map.of("q", "a b"), RequestSigning.parameters("q=a%20b"));
+    assertEquals(RequestSigning.canonicalQuery("q=a%2Bb"), RequestSigning.canonicalQuery("q=a+b"));
   }
 
   @Test
@@ -85,8 +102,9 @@ class RequestSigningTest {
 
   @Test
   void nonAsciiIsEncodedAsUtf8BytesAndSortedByCodePoint() {
-    assertEquals("k=~&k=%C3%A9&k=%EF%BD%9E&k=%F0%9F%98%80",
-        RequestSigning.canonicalQuery("k=%F0%9F%98%80&k=%EF%BD%9E&k=%C3%A9&k=%7e"));
+    assertEquals("a=~&b=%C3%A9&c=%EF%BD%9E&d=%F0%9F%98%80",
+        RequestSigning.canonicalQuery("d=%F0%9F%98%80&c=%EF%BD%9E&b=%C3%A9&a=%7e"));
+    assertEquals("~=1&%C3%A9=2", RequestSigning.canonicalQuery("%C3%A9=2&%7e=1"));
     assertEquals("%EF%BD%9E=1&%F0%9F%98%80=2", RequestSigning.canonicalQuery("%F0%9F%98%80=2&%EF%BD%9E=1"));
   }
 

@@ -29,7 +29,7 @@ import java.util.logging.Logger;
  */
 public final class HmacAuthHandler implements APIKeyHandler {
   private static final Logger LOG = Logger.getLogger(HmacAuthHandler.class.getName());
-  private static final long SKEW_WINDOW_MS = 300_000;
+  public static final long SKEW_WINDOW_MS = 300_000;
 
   private final ApiKeyCache keys;
   private final NonceStore nonces;
@@ -74,8 +74,9 @@ public final class HmacAuthHandler implements APIKeyHandler {
     HttpServerRequest req = ctx.request();
     Buffer body = ctx.body() == null ? null : ctx.body().buffer();
     String nonce = req.getHeader("X-Ax-Nonce");
+    String timestamp = req.getHeader("X-Ax-Timestamp");
     Optional<String> failure = verifier.verify(req.method().name(), req.path(), req.query(),
-        req.getHeader("X-Ax-Timestamp"), nonce, req.getHeader("X-Ax-Signature"),
+        timestamp, nonce, req.getHeader("X-Ax-Signature"),
         body == null ? new byte[0] : body.getBytes(), key.secret(), clock.nowMillis());
     if (failure.isPresent()) {
       Problem.unauthorized(failure.get(), describe(failure.get())).send(ctx);
@@ -91,9 +92,13 @@ public final class HmacAuthHandler implements APIKeyHandler {
                 + " requests/s (burst " + limit.burst() + "); retry after " + seconds + " s").send(ctx);
             return Future.succeededFuture(false);
           }
-          return nonces.firstUse(key.accessKey(), nonce, 2 * SKEW_WINDOW_MS).map(first -> {
+          // verify() accepted the timestamp, so it parses; the store uses it to refuse requests signed
+          // before its own memory began (a restarted or wiped store must not reopen the window)
+          long signedAtMs = Long.parseLong(timestamp);
+          return nonces.firstUse(key.accessKey(), nonce, signedAtMs, 2 * SKEW_WINDOW_MS).map(first -> {
             if (!first) {
-              Problem.unauthorized("nonce_replayed", "this nonce was already used with this key").send(ctx);
+              Problem.unauthorized("nonce_replayed", "this nonce was already used with this key, or the "
+                  + "request was signed before the replay memory began (sign it again with the current time)").send(ctx);
             }
             return first;
           });
@@ -121,7 +126,7 @@ public final class HmacAuthHandler implements APIKeyHandler {
     }
   }
 
-  private static String describe(String code) {
+  static String describe(String code) {
     return switch (code) {
       case "timestamp_skew" -> "X-Ax-Timestamp is missing or more than 300 s from server time";
       case "signature_mismatch" -> "the signature does not match the request (or a signing header is missing "

@@ -13,10 +13,20 @@ import java.util.concurrent.ConcurrentHashMap;
 public final class InMemoryNonceStore implements NonceStore {
   private static final int MAX_ENTRIES = 2_000_000;
   private final Map<String, Long> expiries = new ConcurrentHashMap<>();
+  /** When this store's memory began (this process), on the database clock. */
+  private final long memorySinceMs;
   private volatile long nextSweepAt;
 
+  /** @param nowMs the database clock's time now: the store remembers nothing signed before it */
+  public InMemoryNonceStore(long nowMs) {
+    this.memorySinceMs = nowMs;
+  }
+
   @Override
-  public Future<Boolean> firstUse(String accessKey, String nonce, long ttlMs) {
+  public Future<Boolean> firstUse(String accessKey, String nonce, long signedAtMs, long ttlMs) {
+    if (signedAtMs < memorySinceMs) {
+      return Future.succeededFuture(false); // maybe used before this process started: refuse
+    }
     long now = System.nanoTime();
     if (expiries.size() > 100_000 && now - nextSweepAt > 0) {
       nextSweepAt = now + 1_000_000_000L;

@@ -8,6 +8,11 @@ import io.vertx.core.Future;
  * set ({@link RedisNonceStore}).
  */
 public interface NonceStore {
-  /** True the first time (key, nonce) is seen within {@code ttlMs}; false for a replay. */
-  Future<Boolean> firstUse(String accessKey, String nonce, long ttlMs);
+  /**
+   * True the first time (key, nonce) is seen within {@code ttlMs}; false for a replay — and false as
+   * well for a request signed before this store's memory began ({@code signedAtMs}, the request's
+   * timestamp): a store that restarted empty cannot tell whether it saw that nonce, and must not reopen
+   * the signature window to replays.
+   */
+  Future<Boolean> firstUse(String accessKey, String nonce, long signedAtMs, long ttlMs);
 }

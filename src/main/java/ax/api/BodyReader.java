@@ -1,0 +1,81 @@
+package ax.api;
+
+import io.vertx.core.http.HttpServerRequest;
+import io.vertx.ext.web.RoutingContext;
+import io.vertx.ext.web.handler.BodyHandler;
+
+/**
+ * Reads request bodies, each within its endpoint's limit ({@link RequestGuards#limitFor}) — a chunked
+ * body too, since the limit applies to the bytes as they stream in (413 beyond it) — and only within
+ * the node's {@link BodyBudget} (503 when the node already holds too many bodies). It stands where the
+ * router expects its body handler, hence the interface; it is configured by its limits, not by setters.
+ */
+public final class BodyReader implements BodyHandler {
+  private final BodyBudget budget;
+  private final BodyHandler single = BodyHandler.create(false).setBodyLimit(RequestGuards.SINGLE_BODY_LIMIT);
+  private final BodyHandler batch = BodyHandler.create(false).setBodyLimit(RequestGuards.BATCH_BODY_LIMIT);
+  private final BodyHandler none = BodyHandler.create(false).setBodyLimit(RequestGuards.NO_BODY_LIMIT);
+
+  public BodyReader(BodyBudget budget) {
+    this.budget = budget;
+  }
+
+  @Override
+  public void handle(RoutingContext ctx) {
+    HttpServerRequest req = ctx.request();
+    long limit = RequestGuards.limitFor(req.method(), req.path());
+    String declared = req.getHeader("content-length");
+    long reserve = declared == null ? limit : Math.min(limit, parse(declared));
+    if (reserve > 0 && !budget.tryReserve(reserve)) {
+      ctx.response().putHeader("connection", "close").putHeader("Retry-After", "1");
+      new Problem(503, "overloaded", "Service unavailable",
+          "this node holds as many request bodies as it may right now; retry shortly").send(ctx);
+      return;
+    }
+    if (reserve > 0) {
+      ctx.addEndHandler(done -> budget.release(reserve));
+    }
+    (limit == RequestGuards.BATCH_BODY_LIMIT ? batch : limit == RequestGuards.SINGLE_BODY_LIMIT ? single : none)
+        .handle(ctx);
+  }
+
+  private static long parse(String length) {
+    try {
+      return Math.max(0, Long.parseLong(length.trim()));
+    } catch (NumberFormatException e) {
+      return 0; // RequestGuards has refused it already
+    }
+  }
+
+  // ---- the BodyHandler interface's setters: this reader is configured by its limits
+
+  @Override
+  public BodyHandler setHandleFileUploads(boolean handleFileUploads) {
+    throw new UnsupportedOperationException("BodyReader never handles file uploads");
+  }
+
+  @Override
+  public BodyHandler setBodyLimit(long bodyLimit) {
+    throw new UnsupportedOperationException("BodyReader's limits are RequestGuards'");
+  }
+
+  @Override
+  public BodyHandler setUploadsDirectory(String uploadsDirectory) {
+    throw new UnsupportedOperationException("BodyReader never handles file uploads");
+  }
+
+  @Override
+  public BodyHandler setMergeFormAttributes(boolean mergeFormAttributes) {
+    throw new UnsupportedOperationException("BodyReader reads JSON bodies only");
+  }
+
+  @Override
+  public BodyHandler setDeleteUploadedFilesOnEnd(boolean deleteUploadedFilesOnEnd) {
+    throw new UnsupportedOperationException("BodyReader never handles file uploads");
+  }
+
+  @Override
+  public BodyHandler setPreallocateBodyBuffer(boolean preallocate) {
+    throw new UnsupportedOperationException("BodyReader never preallocates");
+  }
+}
