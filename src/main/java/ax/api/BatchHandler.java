@@ -35,8 +35,11 @@ final class BatchHandler {
   void handle(RoutingContext ctx) {
     ApiPrincipal who = ctx.get(ApiPrincipal.CONTEXT_KEY);
     JsonArray items;
+    Map<Integer, InvalidRequest> flawed;
     try {
-      items = items(HttpJson.bodyObject(ctx));
+      HttpJson.Checked body = HttpJson.decodeWithFlaws(ctx.body() == null ? null : ctx.body().buffer());
+      items = items(body.body());
+      flawed = flawedItems(body.flaws());
     } catch (InvalidRequest e) {
       e.problem().send(ctx);
       return;
@@ -45,10 +48,28 @@ final class BatchHandler {
     List<Future<TaskSubmitter.Prepared>> prepared = new ArrayList<>(items.size());
     for (int i = 0; i < items.size(); i++) {
       Object item = items.getValue(i);
-      prepared.add(item instanceof JsonObject o ? submitter.prepare(who, o, receivedAt)
+      prepared.add(flawed.containsKey(i) ? Future.failedFuture(flawed.get(i))
+          : item instanceof JsonObject o ? submitter.prepare(who, o, receivedAt)
           : Future.failedFuture(InvalidRequest.field("tasks/" + i, "must be a task object")));
     }
     Future.join(prepared).onComplete(all -> insert(ctx, prepared));
+  }
+
+  /**
+   * The first flaw of each element that has one; a flaw outside every element refuses the request.
+   *
+   * @throws InvalidRequest for a flaw outside the elements (e.g. {@code "tasks"} twice)
+   */
+  static Map<Integer, InvalidRequest> flawedItems(List<JsonLimits.Flaw> flaws) throws InvalidRequest {
+    Map<Integer, InvalidRequest> byItem = new HashMap<>();
+    for (JsonLimits.Flaw f : flaws) {
+      int index = f.batchIndex();
+      if (index < 0) {
+        throw f.refusal();
+      }
+      byItem.putIfAbsent(index, f.refusal());
+    }
+    return byItem;
   }
 
   /**

@@ -12,8 +12,12 @@ import io.vertx.ext.web.handler.BodyHandler;
  */
 public final class BodyReader implements BodyHandler {
   private final BodyBudget budget;
-  private final BodyHandler single = BodyHandler.create(false).setBodyLimit(RequestGuards.SINGLE_BODY_LIMIT);
-  private final BodyHandler batch = BodyHandler.create(false).setBodyLimit(RequestGuards.BATCH_BODY_LIMIT);
+  // Preallocated to the declared length: the buffer then costs what the budget reserved for it (growing
+  // one instead costs up to twice the bytes received, and copies them on every doubling).
+  private final BodyHandler single = BodyHandler.create(false).setBodyLimit(RequestGuards.SINGLE_BODY_LIMIT)
+      .setPreallocateBodyBuffer(true);
+  private final BodyHandler batch = BodyHandler.create(false).setBodyLimit(RequestGuards.BATCH_BODY_LIMIT)
+      .setPreallocateBodyBuffer(true);
   private final BodyHandler none = BodyHandler.create(false).setBodyLimit(RequestGuards.NO_BODY_LIMIT);
 
   public BodyReader(BodyBudget budget) {
@@ -25,15 +29,18 @@ public final class BodyReader implements BodyHandler {
     HttpServerRequest req = ctx.request();
     long limit = RequestGuards.limitFor(req.method(), req.path());
     String declared = req.getHeader("content-length");
-    long reserve = declared == null ? limit : Math.min(limit, parse(declared));
-    if (reserve > 0 && !budget.tryReserve(reserve)) {
-      ctx.response().putHeader("connection", "close").putHeader("Retry-After", "1");
+    boolean chunked = req.getHeader("transfer-encoding") != null;
+    long reserve = chunked ? limit : declared == null ? 0 : Math.min(limit, parse(declared));
+    // signed paths carry a key SigningPrecheck found; the others share one account (1 KiB bodies at most)
+    String key = req.path().startsWith("/openapi/") ? req.getHeader("X-Ax-Key") : "";
+    if (reserve > 0 && !budget.tryReserve(key, reserve)) {
+      ctx.response().putHeader("Retry-After", "1");
       new Problem(503, "overloaded", "Service unavailable",
-          "this node holds as many request bodies as it may right now; retry shortly").send(ctx);
+          "this node holds as many request bodies as it may right now; retry shortly").sendAndClose(ctx);
       return;
     }
     if (reserve > 0) {
-      ctx.addEndHandler(done -> budget.release(reserve));
+      ctx.addEndHandler(done -> budget.release(key, reserve));
     }
     (limit == RequestGuards.BATCH_BODY_LIMIT ? batch : limit == RequestGuards.SINGLE_BODY_LIMIT ? single : none)
         .handle(ctx);

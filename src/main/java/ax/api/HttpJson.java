@@ -5,16 +5,22 @@ import io.vertx.core.json.DecodeException;
 import io.vertx.core.json.JsonObject;
 import io.vertx.ext.web.RoutingContext;
 
+import java.util.List;
+
 /** Reading a JSON request body and writing a JSON answer, the same way for every operation. */
 final class HttpJson {
   private HttpJson() {
   }
 
+  /** A decoded body and the places in it that break a rule ({@link JsonLimits#check}). */
+  record Checked(JsonObject body, List<JsonLimits.Flaw> flaws) {
+  }
+
   /**
    * The body as a JSON object; null when there is none or it is JSON but not an object.
    *
-   * @throws InvalidRequest when the body breaks {@link JsonLimits} (duplicate keys, too deep, NUL, not
-   *                        UTF-8 JSON)
+   * @throws InvalidRequest when the body breaks {@link JsonLimits} anywhere (duplicate keys, too deep,
+   *                        NUL, not UTF-8 JSON)
    */
   static JsonObject bodyObject(RoutingContext ctx) throws InvalidRequest {
     return decode(ctx.body() == null ? null : ctx.body().buffer());
@@ -22,14 +28,28 @@ final class HttpJson {
 
   /** {@link #bodyObject} of these bytes. */
   static JsonObject decode(Buffer body) throws InvalidRequest {
-    if (body == null || body.length() == 0) {
-      return null;
+    Checked checked = decodeWithFlaws(body);
+    if (!checked.flaws().isEmpty()) {
+      throw checked.flaws().get(0).refusal();
     }
-    JsonLimits.check(body.getBytes());
+    return checked.body();
+  }
+
+  /**
+   * The body with the places that break a rule left for the caller to judge one by one (a batch refuses
+   * only the elements they are in).
+   *
+   * @throws InvalidRequest when the body as a whole is not UTF-8 JSON or nests too deep
+   */
+  static Checked decodeWithFlaws(Buffer body) throws InvalidRequest {
+    if (body == null || body.length() == 0) {
+      return new Checked(null, List.of());
+    }
+    List<JsonLimits.Flaw> flaws = JsonLimits.check(body.getBytes());
     try {
-      return body.toJsonObject();
+      return new Checked(body.toJsonObject(), flaws);
     } catch (DecodeException | ClassCastException e) {
-      return null;
+      return new Checked(null, flaws);
     }
   }
 

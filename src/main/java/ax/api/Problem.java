@@ -48,6 +48,19 @@ public record Problem(int status, String code, String title, String detail) {
     send(ctx, toJson());
   }
 
+  /**
+   * Sends and then closes the connection, for a refusal before the body is read: HTTP/1.1 would
+   * otherwise keep the connection open until the client has sent the unread body (a hostile client
+   * never does), and the next bytes on it would be that body, not a request.
+   */
+  public void sendAndClose(RoutingContext ctx) {
+    if (ctx.response().ended() || ctx.response().headWritten()) {
+      return;
+    }
+    ctx.response().putHeader("connection", "close").setStatusCode(status).putHeader("content-type", CONTENT_TYPE)
+        .end(toJson().encode()).onComplete(done -> ctx.request().connection().close());
+  }
+
   /** Sends with extra members (e.g. {@code current_status}). */
   public void send(RoutingContext ctx, JsonObject body) {
     if (ctx.response().ended() || ctx.response().headWritten()) {

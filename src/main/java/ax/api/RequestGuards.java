@@ -47,17 +47,15 @@ public final class RequestGuards implements SecurityPolicyHandler {
           return;
         }
       } catch (NumberFormatException e) {
-        ctx.response().putHeader("connection", "close");
-        Problem.validation("Content-Length is not a number").send(ctx);
+        Problem.validation("Content-Length is not a number").sendAndClose(ctx);
         return;
       }
     }
     boolean chunked = req.getHeader("transfer-encoding") != null;
     boolean hasBody = chunked || (length != null && !"0".equals(length.trim()));
     if (hasBody && !isJson(req.getHeader("content-type"))) {
-      ctx.response().putHeader("connection", "close");
       new Problem(415, "unsupported_media_type", "Unsupported media type",
-          "send the body as application/json").send(ctx);
+          "send the body as application/json").sendAndClose(ctx);
       return;
     }
     ctx.next();
@@ -74,8 +72,7 @@ public final class RequestGuards implements SecurityPolicyHandler {
   }
 
   private static void tooLarge(RoutingContext ctx, long limit) {
-    ctx.response().putHeader("connection", "close");
     new Problem(413, "payload_too_large", "Payload too large",
-        "the body exceeds " + limit + " bytes for this endpoint").send(ctx);
+        "the body exceeds " + limit + " bytes for this endpoint").sendAndClose(ctx);
   }
 }

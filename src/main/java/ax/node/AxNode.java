@@ -1,6 +1,7 @@
 package ax.node;
 
 import ax.api.BodyBudget;
+import ax.api.ConnectionLimits;
 import ax.api.TaskApi;
 import ax.api.TaskSubmitter;
 import ax.api.auth.ApiKeyCache;
@@ -181,7 +182,8 @@ public final class AxNode {
     HttpTargetInvoker invoker = new HttpTargetInvoker(vertx, http, urlPolicy, resolver);
     TaskIdGenerator ids = new TaskIdGenerator(slot, clock::nowMillis);
     RedisAPI redis = redis();
-    ApiVerticle.Gate gate = new ApiVerticle.Gate(new SigningPrecheck(keys, clock, HmacAuthHandler.SKEW_WINDOW_MS),
+    ApiVerticle.Gate gate = new ApiVerticle.Gate(new ConnectionLimits(vertx, ConnectionLimits.Settings.defaults()),
+        new SigningPrecheck(keys, clock, HmacAuthHandler.SKEW_WINDOW_MS),
         BodyBudget.forThisJvm(), authHandler(keys, clock, redis));
     Readiness readiness = readiness(redis);
     TaskStore taskStore = new TaskStore(pool);

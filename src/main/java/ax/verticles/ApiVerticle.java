@@ -3,6 +3,7 @@ package ax.verticles;
 import ax.api.ApiErrors;
 import ax.api.BodyBudget;
 import ax.api.BodyReader;
+import ax.api.ConnectionLimits;
 import ax.api.HealthHandlers;
 import ax.api.RequestGuards;
 import ax.api.TaskApi;
@@ -67,10 +68,10 @@ public final class ApiVerticle extends VerticleBase {
   }
 
   /**
-   * What stands between a client and a handler: the checks before the body is read (signing headers,
-   * a known key), the body budget, and the signature itself.
+   * What stands between a client and a handler: how many connections and for how long, the checks
+   * before the body is read (signing headers, a known key), the body budget, and the signature itself.
    */
-  public record Gate(SigningPrecheck precheck, BodyBudget bodies, HmacAuthHandler auth) {
+  public record Gate(ConnectionLimits connections, SigningPrecheck precheck, BodyBudget bodies, HmacAuthHandler auth) {
   }
 
   public ApiVerticle(Settings settings, Gate gate, TaskApi tasks, PrometheusMeterRegistry registry,
@@ -88,6 +89,7 @@ public final class ApiVerticle extends VerticleBase {
   public Future<?> start() {
     return OpenAPIContract.from(vertx, contractPath).compose(contract -> {
       RouterBuilder rb = RouterBuilder.create(vertx, contract, RequestExtractor.withBodyHandler());
+      rb.rootHandler(gate.connections());
       rb.rootHandler(new RequestGuards());
       rb.rootHandler(gate.precheck());
       rb.rootHandler(new BodyReader(gate.bodies()));
@@ -110,9 +112,13 @@ public final class ApiVerticle extends VerticleBase {
       for (int status : new int[] {400, 401, 404, 405, 413, 415, 500, 503}) {
         router.errorHandler(status, ApiErrors::handle);
       }
+      // No h2c: with it Vert.x waits for a connection's first bytes before it is an HTTP connection, so a
+      // client that connects and sends nothing would escape ConnectionLimits (the API is HTTP/1.1).
       HttpServerOptions options = new HttpServerOptions().setPort(port).setHost("0.0.0.0")
-          .setIdleTimeout(60).setCompressionSupported(false).setMaxHeaderSize(16 * 1024);
-      return vertx.createHttpServer(options).requestHandler(router).listen();
+          .setIdleTimeout(60).setCompressionSupported(false).setMaxHeaderSize(16 * 1024)
+          .setHttp2ClearTextEnabled(false);
+      return vertx.createHttpServer(options).connectionHandler(gate.connections()::opened).requestHandler(router)
+          .listen();
     }).onSuccess(s -> server = s);
   }
 

@@ -46,4 +46,26 @@ class BatchShapeTest {
       assertTrue(e.problem().detail().startsWith((String) c[1]), e.problem().detail());
     }
   }
+
+  /** Issue 10, finding 3: one element PostgreSQL cannot store turned every element into a 500. */
+  @Test
+  void aCharacterThatCannotBeStoredOrAKeyTwiceRefusesOnlyItsElement() throws Exception {
+    String body = "{\"tasks\":[{\"task_type\":\"a\"},{\"task_type\":\"b\",\"payload\":{\"k\":\"x\\u0000\"}},"
+        + "{\"task_type\":\"c\",\"biz_key\":\"\\ud800\"},{\"task_type\":\"d\",\"task_type\":\"e\"}]}";
+    HttpJson.Checked checked = HttpJson.decodeWithFlaws(io.vertx.core.buffer.Buffer.buffer(body));
+    assertEquals(4, BatchHandler.items(checked.body()).size());
+    java.util.Map<Integer, InvalidRequest> flawed = BatchHandler.flawedItems(checked.flaws());
+    assertEquals(java.util.Set.of(1, 2, 3), flawed.keySet());
+    assertTrue(flawed.get(1).problem().detail().startsWith("tasks.1.payload.k: "), flawed.get(1).problem().detail());
+    assertTrue(flawed.get(2).problem().detail().startsWith("tasks.2.biz_key: "), flawed.get(2).problem().detail());
+    assertTrue(flawed.get(3).problem().detail().contains("twice"), flawed.get(3).problem().detail());
+  }
+
+  @Test
+  void aFlawOutsideTheElementsRefusesTheWholeBatch() throws Exception {
+    HttpJson.Checked checked = HttpJson.decodeWithFlaws(io.vertx.core.buffer.Buffer.buffer(
+        "{\"tasks\":[{\"task_type\":\"a\"}],\"tasks\":[{\"task_type\":\"b\"}]}"));
+    InvalidRequest e = assertThrows(InvalidRequest.class, () -> BatchHandler.flawedItems(checked.flaws()));
+    assertTrue(e.problem().detail().startsWith("tasks: "), e.problem().detail());
+  }
 }

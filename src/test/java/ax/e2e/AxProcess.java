@@ -104,6 +104,28 @@ final class AxProcess implements AutoCloseable {
     Signals.send(process, name);
   }
 
+  long pid() {
+    return process.pid();
+  }
+
+  /**
+   * Heap in use right after a full collection, in bytes (jcmd GC.run, then the JVM's own figure from
+   * /metrics): what the node holds, not what it has not yet collected.
+   */
+  long heapAfterGc() throws Exception {
+    Process gc = new ProcessBuilder(Path.of(System.getProperty("java.home"), "bin", "jcmd").toString(),
+        Long.toString(process.pid()), "GC.run").redirectErrorStream(true).start();
+    gc.getInputStream().readAllBytes();
+    gc.waitFor();
+    long used = 0;
+    for (String line : Health.metrics(port).split("\n")) {
+      if (line.startsWith("jvm_memory_used_bytes{") && line.contains("area=\"heap\"")) {
+        used += (long) Double.parseDouble(line.substring(line.lastIndexOf(' ') + 1));
+      }
+    }
+    return used;
+  }
+
   boolean isAlive() {
     return process.isAlive();
   }

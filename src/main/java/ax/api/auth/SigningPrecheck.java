@@ -74,9 +74,8 @@ public final class SigningPrecheck implements SecurityPolicyHandler {
     });
   }
 
-  /** Answers and closes: the unread body must not be read as the next request. */
+  /** Answers and closes: the body is never read. */
   private static void refuse(RoutingContext ctx, Problem problem) {
-    ctx.response().putHeader("connection", "close");
-    problem.send(ctx);
+    problem.sendAndClose(ctx);
   }
 }
