@@ -35,8 +35,8 @@ public final class BodyReader implements BodyHandler {
     String key = req.path().startsWith("/openapi/") ? req.getHeader("X-Ax-Key") : "";
     if (reserve > 0 && !budget.tryReserve(key, reserve)) {
       ctx.response().putHeader("Retry-After", "1");
-      new Problem(503, "overloaded", "Service unavailable",
-          "this node holds as many request bodies as it may right now; retry shortly").sendAndClose(ctx);
+      new Problem(503, "service_unavailable", "Service unavailable", "this node (or this access key) holds as many "
+          + "request bodies as it may right now; retry shortly").sendAndClose(ctx);
       return;
     }
     if (reserve > 0) {

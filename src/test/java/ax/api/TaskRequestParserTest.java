@@ -68,6 +68,12 @@ class TaskRequestParserTest {
   }
 
   @Test
+  void delayMsReachesTheContractsMaximumAndNoFurther() throws Exception {
+    assertEquals(NOW + 316_224_000_000L, parse("{" + TARGET + ",\"delay_ms\":316224000000}").triggerTimeMs());
+    assertTrue(refusal("{" + TARGET + ",\"delay_ms\":316224000001}").startsWith("delay_ms: "));
+  }
+
+  @Test
   void wholeNumbersWrittenAsDecimalsAreTheirValue() throws Exception {
     assertEquals(7, parse("{" + TARGET + ",\"priority\":7.0}").priority());
     assertEquals(9, parse("{" + TARGET + ",\"priority\":9E0}").priority());

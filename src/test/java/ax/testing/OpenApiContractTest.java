@@ -151,10 +151,10 @@ class OpenApiContractTest {
     assertEquals(200, r.status, r.body.encode());
 
     JsonObject delayed = new JsonObject().put("task_type", "t").put("callback_url", "https://a.example/x")
-        .put("delay_ms", 31_536_000_000L);
+        .put("delay_ms", 316_224_000_000L);
     assertEquals(200, send(HttpMethod.POST, "/openapi/v1/tasks", delayed.encode(), signingHeaders()).status);
     assertEquals(400, send(HttpMethod.POST, "/openapi/v1/tasks",
-        delayed.put("delay_ms", 31_536_000_001L).encode(), signingHeaders()).status);
+        delayed.put("delay_ms", 316_224_000_001L).encode(), signingHeaders()).status);
   }
 
   @Test
