@@ -892,29 +892,15 @@ final class FuzzRequests {
   Arbitrary<FuzzCase> framing(FuzzCase c) {
     Arbitrary<FuzzCase> chunked = Arbitraries.integers().between(1, 70_000).list().ofMinSize(1).ofMaxSize(4)
         .map(sizes -> c.withFraming(new RawHttp.Chunked(sizes), "chunked " + sizes, Expect.ok()));
-    Arbitrary<FuzzCase> declared = Arbitraries.of("twice", "twice-different", "not-a-number", "negative", "plus",
-        "leading-zero", "over-limit", "one-short").map(kind -> {
-          long limit = limitOf(c);
-          return switch (kind) {
-            case "twice" -> c.withFraming(new RawHttp.Declared(List.of("{n}", "{n}")), "Content-Length twice",
-                Expect.any("Content-Length twice, same value"));
-            case "twice-different" -> c.withFraming(new RawHttp.Declared(List.of("{n}", "{n+1}")),
-                "two different Content-Lengths", Expect.refused("two Content-Lengths"));
-            case "not-a-number" -> c.withFraming(new RawHttp.Declared(List.of("12abc")), "Content-Length 12abc",
-                Expect.refused("Content-Length not a number"));
-            case "negative" -> c.withFraming(new RawHttp.Declared(List.of("-1")), "Content-Length -1",
-                Expect.refused("negative Content-Length"));
-            case "plus" -> c.withFraming(new RawHttp.Declared(List.of("+{n}")), "Content-Length +n",
-                Expect.any("Content-Length with a plus"));
-            case "leading-zero" -> c.withFraming(new RawHttp.Declared(List.of("00{n}")), "Content-Length 00n",
-                Expect.any("Content-Length with leading zeros"));
-            case "over-limit" -> c.withFraming(new RawHttp.Declared(List.of("" + (limit + 1))),
-                "Content-Length " + (limit + 1) + " (over the limit), fewer bytes sent",
-                Expect.refused(413, "payload_too_large", "declared over the limit"));
-            default -> c.withFraming(new RawHttp.Declared(List.of("{n-1}")), "Content-Length one short",
-                Expect.refused("body one byte short of what was signed"));
-          };
-        });
+    // Content-Length values the HTTP codec itself refuses are in ApiFuzzIT's protocol property
+    Arbitrary<FuzzCase> declared = Arbitraries.of("over-limit", "one-short").map(kind -> {
+      long limit = limitOf(c);
+      return kind.equals("over-limit")
+          ? c.withFraming(new RawHttp.Declared(List.of("" + (limit + 1))), "Content-Length " + (limit + 1)
+              + " (over the limit), fewer bytes sent", Expect.refused(413, "payload_too_large", "declared over the limit"))
+          : c.withFraming(new RawHttp.Declared(List.of("{n-1}")), "Content-Length one short",
+              Expect.refused("body one byte short of what was signed"));
+    });
     Arbitrary<FuzzCase> none = Arbitraries.just(c.withFraming(new RawHttp.NoLength(), "no body sent",
         "POST".equals(c.method()) && c.operation() != null && !"cancelTask".equals(c.operation())
             ? Expect.refused(400, "validation_failed", "no body") : Expect.any("no body")));
@@ -950,7 +936,7 @@ final class FuzzRequests {
             new String[] {"x=1", "any"}, new String[] {"a=1&a=2", "400"}, new String[] {"a=1&a=1", "400"},
             new String[] {"%zz", "401"}, new String[] {"a=%FF", "401"}, new String[] {"a+b=c%2Bd", "any"},
             new String[] {"&&&", "any"}, new String[] {"=", "any"}, new String[] {"a=%E2%82", "401"},
-            new String[] {"a=" + "q".repeat(3000), "any"})
+            new String[] {"a=" + "q".repeat(1500), "any"})
         .map(q -> c.withQuery(q[0], switch (q[1]) {
           case "400" -> Expect.refused(400, "validation_failed", "duplicate parameter");
           case "401" -> Expect.refused(401, "signature_mismatch", "query not percent-encoded UTF-8");
@@ -964,7 +950,7 @@ final class FuzzRequests {
             new String[] {"X-Ax-Key", "someone-else"}, new String[] {"X-Ax-Timestamp", "1"},
             new String[] {"Expect", "100-continue"}, new String[] {"Content-Encoding", "gzip"},
             new String[] {"Connection", "close"}, new String[] {"X-Pad", "p".repeat(12_000)},
-            new String[] {"Accept", "application/xml"}, new String[] {"Transfer-Encoding", "identity"},
+            new String[] {"Accept", "application/xml"},
             new String[] {"X-Forwarded-For", "169.254.169.254"}, new String[] {"Host", "evil.example"},
             new String[] {"Content-Type", "text/plain"})
         .map(h -> c.withHeader(h[0], h[1], Expect.any("header " + h[0] + " added")));
@@ -981,12 +967,13 @@ final class FuzzRequests {
     FuzzCase.Json json = (FuzzCase.Json) c.body();
     Arbitrary<FuzzCase> utf16 = Arbitraries.just(c.withBody(new FuzzCase.Utf16(json.doc()), "body in UTF-16",
         Expect.any("UTF-16 body")));
+    boolean consumed = c.operation() != null && List.of("createTask", "createTaskBatch", "runTaskSync")
+        .contains(c.operation());
     Arbitrary<FuzzCase> truncated = Arbitraries.integers().between(1, 99).map(p -> noItems(c.withBody(
-        new FuzzCase.Truncated(json.doc(), p), "body cut to " + p + "%", Expect.refused(400, "validation_failed",
-            "truncated JSON"))));
+        new FuzzCase.Truncated(json.doc(), p), "body cut to " + p + "%", consumed
+            ? Expect.refused(400, "validation_failed", "truncated JSON") : Expect.any("a body the operation ignores"))));
     Map<String, Expect> raws = new java.util.LinkedHashMap<>();
-    Expect notAnObject = c.operation() != null && List.of("createTask", "createTaskBatch", "runTaskSync").contains(c.operation())
-        ? Expect.refused(400, "validation_failed", "not a JSON object") : Expect.any("a body the operation ignores");
+    Expect notAnObject = consumed ? Expect.refused(400, "validation_failed", "not a JSON object") : Expect.any("a body the operation ignores");
     for (String r : List.of("{not json", "null", "[]", "\"str\"", "1", "{}", "{\"task_type\":", "{\"a\":1}{\"b\":2}",
         "{\"a\":1} x", "{'task_type':'x'}", "{task_type:\"x\"}", "{\"a\":1,}", "[1,]", "{\"a\" 1}")) {
       raws.put(r, notAnObject);

@@ -123,6 +123,12 @@ final class RawHttp {
   }
 
   static Exchange send(int port, Request request, int timeoutMs) {
+    return send(port, request.head("127.0.0.1:" + port), request.wireBody(), "HEAD".equals(request.method()),
+        timeoutMs);
+  }
+
+  /** Sends {@code head} and then {@code body}, bytes exactly as given, and reads one answer. */
+  static Exchange send(int port, byte[] head, byte[] body, boolean headRequest, int timeoutMs) {
     long start = System.nanoTime();
     AtomicBoolean bodyDone = new AtomicBoolean(false);
     AtomicReference<Throwable> writeError = new AtomicReference<>();
@@ -131,8 +137,6 @@ final class RawHttp {
       s.setSoTimeout(timeoutMs);
       s.setTcpNoDelay(true);
       OutputStream out = s.getOutputStream();
-      byte[] head = request.head("127.0.0.1:" + port);
-      byte[] body = request.wireBody();
       Thread writer = new Thread(() -> {
         try {
           out.write(head);
@@ -149,7 +153,7 @@ final class RawHttp {
       writer.start();
       Response r;
       try {
-        r = read(new java.io.BufferedInputStream(s.getInputStream()), "HEAD".equals(request.method()));
+        r = read(new java.io.BufferedInputStream(s.getInputStream()), headRequest);
       } catch (SocketTimeoutException e) {
         return new Exchange(null, "no complete answer within " + timeoutMs + " ms", true, !bodyDone.get(),
             (System.nanoTime() - start) / 1_000_000);
@@ -174,7 +178,7 @@ final class RawHttp {
       throw new IOException("closed before a status line");
     }
     String[] parts = statusLine.split(" ", 3);
-    if (parts.length < 2 || !parts[0].startsWith("HTTP/1.")) {
+    if (parts.length < 2 || !parts[0].startsWith("HTTP/")) {
       throw new IOException("not an HTTP status line: " + statusLine);
     }
     int status = Integer.parseInt(parts[1]);
