@@ -175,7 +175,7 @@ record FuzzCase(String what, String operation, String method, String path, Strin
     @Override
     public byte[] bytes(long nowMs) {
       byte[] b = FuzzJson.bytes(doc, nowMs);
-      return java.util.Arrays.copyOf(b, Math.min(b.length - 1, b.length * percent / 100));
+      return java.util.Arrays.copyOf(b, Math.max(1, Math.min(b.length - 1, b.length * percent / 100)));
     }
 
     @Override

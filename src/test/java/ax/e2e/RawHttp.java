@@ -47,7 +47,7 @@ final class RawHttp {
    */
   record Declared(List<String> values) implements Framing {
     String value(int i, int n) {
-      return values.get(i).replace("{n-1}", Integer.toString(n - 1)).replace("{n+1}", Integer.toString(n + 1))
+      return values.get(i).replace("{n-1}", Integer.toString(Math.max(0, n - 1))).replace("{n+1}", Integer.toString(n + 1))
           .replace("{n}", Integer.toString(n));
     }
   }
