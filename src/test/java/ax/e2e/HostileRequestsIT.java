@@ -184,9 +184,9 @@ class HostileRequestsIT {
   }
 
   /** The head alone is sent: the answer must come without the body, and the connection must close. */
-  private static RawHttp.Answer answeredBeforeTheBody(Map<String, String> head) throws Exception {
-    try (RawHttp raw = new RawHttp(node.port, 3_000)) {
-      RawHttp.Answer a = raw.head("POST", TASKS, head).read();
+  private static RawConnection.Answer answeredBeforeTheBody(Map<String, String> head) throws Exception {
+    try (RawConnection raw = new RawConnection(node.port, 3_000)) {
+      RawConnection.Answer a = raw.head("POST", TASKS, head).read();
       assertEquals("application/problem+json", a.header("content-type"), a.body());
       assertTrue(raw.closedByServer(), "the connection stays open for an unread body");
       return a;
@@ -211,20 +211,20 @@ class HostileRequestsIT {
   @Test
   void aChunkedBodyGetsTheSameMediaTypeAndSizeChecksAsADeclaredOne() throws Exception {
     byte[] empty = new byte[0];
-    Map<String, String> signedChunked = new LinkedHashMap<>(RawHttp.signed(AxCluster.KEY, AxCluster.SECRET, "POST",
+    Map<String, String> signedChunked = new LinkedHashMap<>(RawConnection.signed(AxCluster.KEY, AxCluster.SECRET, "POST",
         TASKS, null, empty));
     signedChunked.put("Transfer-Encoding", "chunked");
     assertEquals(415, answeredBeforeTheBody(signedChunked).status(), "chunked without a content type");
     signedChunked.put("Content-Type", "application/jsonx");
     assertEquals(415, answeredBeforeTheBody(signedChunked).status(), "application/jsonx");
-    Map<String, String> declared = new LinkedHashMap<>(RawHttp.signed(AxCluster.KEY, AxCluster.SECRET, "POST",
+    Map<String, String> declared = new LinkedHashMap<>(RawConnection.signed(AxCluster.KEY, AxCluster.SECRET, "POST",
         TASKS, null, empty));
     declared.put("Content-Type", "application/json");
     declared.put("Content-Length", Integer.toString(200 * 1024));
     assertEquals(413, answeredBeforeTheBody(declared).status(), "a declared body over 96 KiB");
 
     signedChunked.put("Content-Type", "application/json");
-    try (RawHttp raw = new RawHttp(node.port, 5_000)) {
+    try (RawConnection raw = new RawConnection(node.port, 5_000)) {
       raw.head("POST", TASKS, signedChunked);
       byte[] chunk = new byte[8 * 1024];
       java.util.Arrays.fill(chunk, (byte) ' ');
@@ -235,7 +235,7 @@ class HostileRequestsIT {
       } catch (IOException closedOnUs) {
         // the server answered and closed at the limit: expected
       }
-      RawHttp.Answer a = raw.read();
+      RawConnection.Answer a = raw.read();
       assertEquals(413, a.status(), a.body());
     }
   }
@@ -255,8 +255,8 @@ class HostileRequestsIT {
       h.put("X-Ax-Nonce", nonce);
       h.put("X-Ax-Signature", ax.signing.RequestSigning.hmacSha256Hex(AxCluster.SECRET,
           ax.signing.RequestSigning.stringToSign("GET", TASKS, canonical, ts, nonce, new byte[0])));
-      try (RawHttp raw = new RawHttp(node.port, 3_000)) {
-        RawHttp.Answer a = raw.head("GET", TASKS + "?" + query, h).read();
+      try (RawConnection raw = new RawConnection(node.port, 3_000)) {
+        RawConnection.Answer a = raw.head("GET", TASKS + "?" + query, h).read();
         assertEquals(400, a.status(), a.body());
         assertTrue(new JsonObject(a.body()).getString("detail").contains("'status' appears more than once"), a.body());
       }
