@@ -1,7 +1,6 @@
 package ax.api;
 
 import io.vertx.core.buffer.Buffer;
-import io.vertx.core.json.DecodeException;
 import io.vertx.core.json.JsonObject;
 import io.vertx.ext.web.RoutingContext;
 
@@ -45,12 +44,8 @@ final class HttpJson {
     if (body == null || body.length() == 0) {
       return new Checked(null, List.of());
     }
-    List<JsonLimits.Flaw> flaws = JsonLimits.check(body.getBytes());
-    try {
-      return new Checked(body.toJsonObject(), flaws);
-    } catch (DecodeException | ClassCastException e) {
-      return new Checked(null, flaws);
-    }
+    JsonLimits.Read read = JsonLimits.read(body.getBytes());
+    return new Checked(read.value() instanceof JsonObject o ? o : null, read.flaws());
   }
 
   /**

@@ -51,7 +51,17 @@ public final class RequestGuards implements SecurityPolicyHandler {
         return;
       }
     }
-    boolean chunked = req.getHeader("transfer-encoding") != null;
+    if (req.headers().getAll("host").size() > 1) { // RFC 9112 3.2: answer 400
+      Problem.validation("Host appears more than once").sendAndClose(ctx);
+      return;
+    }
+    String transferEncoding = req.getHeader("transfer-encoding");
+    if (transferEncoding != null && !transferEncoding.trim().equalsIgnoreCase("chunked")) {
+      // a coding (gzip, deflate) would be read as plain JSON; no client of this API needs one
+      Problem.validation("Transfer-Encoding other than chunked is not supported").sendAndClose(ctx);
+      return;
+    }
+    boolean chunked = transferEncoding != null;
     boolean hasBody = chunked || (length != null && !"0".equals(length.trim()));
     if (hasBody && !isJson(req.getHeader("content-type"))) {
       new Problem(415, "unsupported_media_type", "Unsupported media type",

@@ -1,5 +1,6 @@
 package ax.api;
 
+import ax.json.JsonText;
 import ax.bus.Addresses;
 import ax.store.TaskStore;
 import ax.task.TaskRecord;
@@ -82,8 +83,14 @@ final class SyncHandler {
       if (ar.failed()) {
         ctx.fail(ar.cause());
       } else {
-        HttpJson.send(ctx, 200, ar.result());
+        HttpJson.send(ctx, 200, answer(ar.result()));
       }
     });
+  }
+
+  /** {task_id, status, result_json, error} as the contract's answer: the result as JSON, exactly. */
+  private static JsonObject answer(JsonObject outcome) {
+    return new JsonObject().put("task_id", outcome.getString("task_id")).put("status", outcome.getString("status"))
+        .put("result", JsonText.parse(outcome.getString("result_json"))).put("error", outcome.getString("error"));
   }
 }

@@ -1,9 +1,9 @@
 package ax.api;
 
+import ax.json.JsonText;
 import ax.clock.Rfc3339;
 import ax.task.FinishedAttempt;
 import ax.task.TaskRecord;
-import io.vertx.core.json.Json;
 import io.vertx.core.json.JsonArray;
 import io.vertx.core.json.JsonObject;
 
@@ -27,7 +27,7 @@ public final class TaskJson {
         .put("task_type", t.taskType())
         .put("status", t.status().name())
         .put("trigger_time", Rfc3339.format(t.triggerTime()))
-        .put("payload", jsonValue(t.payload()))
+        .put("payload", JsonText.parse(t.payload()))
         .put("callback_url", t.callbackUrl())
         .put("processor", t.processor())
         .put("max_retry", t.maxRetry())
@@ -45,7 +45,7 @@ public final class TaskJson {
         .put("updated_at", Rfc3339.format(t.updatedAt()))
         .put("started_at", Rfc3339.format(t.startedAt()))
         .put("finished_at", Rfc3339.format(t.finishedAt()))
-        .put("result", jsonValue(t.result()))
+        .put("result", JsonText.parse(t.result()))
         .put("error", t.error());
   }
 
@@ -59,10 +59,5 @@ public final class TaskJson {
         .put("finished_at", Rfc3339.format(a.finishedAt()))
         .put("outcome", a.outcome())
         .put("error", a.error());
-  }
-
-  /** jsonb columns arrive as JsonObject/JsonArray/String/Number/Boolean; a String is a JSON string value. */
-  private static Object jsonValue(Object v) {
-    return v == null ? null : Json.decodeValue(Json.encode(v));
   }
 }

@@ -1,9 +1,9 @@
 package ax.api;
 
+import ax.json.JsonText;
 import ax.clock.Rfc3339;
 import ax.http.CallbackUrlPolicy;
 import ax.task.NewTask;
-import io.vertx.core.json.Json;
 import io.vertx.core.json.JsonObject;
 
 import java.nio.charset.StandardCharsets;
@@ -56,6 +56,10 @@ public final class TaskRequestParser {
       if (!FIELDS.contains(name)) {
         throw InvalidRequest.field(name, "unknown field");
       }
+      // openapi.yaml types every member but payload without null: leave a member out to mean "none"
+      if (body.getValue(name) == null && !name.equals("payload")) {
+        throw InvalidRequest.field(name, "must not be null (leave the member out instead)");
+      }
     }
     String taskType = string(body, "task_type", true);
     if (!NAME.matcher(taskType).matches()) {
@@ -94,14 +98,14 @@ public final class TaskRequestParser {
       if (JsonLimits.depth(body.getValue("payload")) > JsonLimits.MAX_PAYLOAD_DEPTH) {
         throw InvalidRequest.field("payload", "nested more than " + JsonLimits.MAX_PAYLOAD_DEPTH + " levels deep");
       }
-      payloadJson = Json.encode(body.getValue("payload"));
+      payloadJson = JsonText.encode(body.getValue("payload")); // numbers written out, as jsonb will
       if (payloadJson.getBytes(StandardCharsets.UTF_8).length > MAX_PAYLOAD_BYTES) {
         throw new InvalidRequest(new Problem(413, "payload_too_large", "Payload too large",
             "payload: larger than " + MAX_PAYLOAD_BYTES + " bytes serialised"));
       }
     }
     String bizKey = string(body, "biz_key", false);
-    if (bizKey != null && (bizKey.isEmpty() || bizKey.length() > 128)) {
+    if (bizKey != null && (bizKey.isEmpty() || bizKey.codePointCount(0, bizKey.length()) > 128)) {
       throw InvalidRequest.field("biz_key", "must be 1-128 characters");
     }
     return new Submission(taskType, trigger,

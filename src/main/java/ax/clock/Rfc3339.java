@@ -58,8 +58,12 @@ public final class Rfc3339 {
     return t == null ? null : format(t.toInstant().toEpochMilli());
   }
 
-  /** Parses an RFC 3339 date-time with offset; sub-millisecond digits are truncated. */
+  /**
+   * Parses an RFC 3339 date-time with offset; sub-millisecond digits are truncated. {@code t} and
+   * {@code z} may be lower case, as RFC 3339 (5.6) allows.
+   */
   public static long parseMillis(String text) throws DateTimeParseException {
-    return OffsetDateTime.parse(text).toInstant().truncatedTo(ChronoUnit.MILLIS).toEpochMilli();
+    return OffsetDateTime.parse(text.toUpperCase(java.util.Locale.ROOT)).toInstant().truncatedTo(ChronoUnit.MILLIS)
+        .toEpochMilli();
   }
 }

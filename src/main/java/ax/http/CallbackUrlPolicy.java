@@ -111,7 +111,7 @@ public final class CallbackUrlPolicy {
     if (url == null || url.isBlank()) {
       return Verdict.invalid("callback URL is empty");
     }
-    if (url.length() > MAX_URL_LENGTH) {
+    if (url.codePointCount(0, url.length()) > MAX_URL_LENGTH) {
       return Verdict.invalid("callback URL is longer than " + MAX_URL_LENGTH + " characters");
     }
     URI uri;

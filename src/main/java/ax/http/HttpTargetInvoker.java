@@ -10,8 +10,8 @@ import io.vertx.core.http.HttpClient;
 import io.vertx.core.http.HttpClientResponse;
 import io.vertx.core.http.HttpMethod;
 import io.vertx.core.http.RequestOptions;
+import ax.json.StoredJson;
 import io.vertx.core.json.Json;
-import io.vertx.core.json.DecodeException;
 import io.vertx.core.net.SocketAddress;
 
 import java.net.InetAddress;
@@ -123,6 +123,9 @@ public final class HttpTargetInvoker {
               req.reset(); // give the connection back; the receiver sees the request aborted
             }
           });
+          // Failures reach us through send()'s future and the response's handlers; without this a reset
+          // after the response began (our timeout) is reported again as an unhandled exception.
+          req.exceptionHandler(e -> { });
           return req.send(Buffer.buffer(body));
         })
         .compose(this::readLimited)
@@ -161,21 +164,16 @@ public final class HttpTargetInvoker {
     return p.future();
   }
 
-  /** The body as stored JSON: itself when it is complete JSON, otherwise a JSON string of its text. */
+  /**
+   * The body as stored JSON: itself when it is complete JSON the store can hold ({@link StoredJson}),
+   * otherwise a JSON string of its text (what cannot be stored replaced).
+   */
   static String resultJson(Buffer body, boolean truncated) {
     if (body.length() == 0) {
       return null;
     }
     String text = body.toString(StandardCharsets.UTF_8);
-    if (!truncated) {
-      try {
-        Json.decodeValue(text);
-        return text;
-      } catch (DecodeException notJson) {
-        // fall through: keep the text as a JSON string
-      }
-    }
-    return Json.encode(text);
+    return truncated ? StoredJson.asString(text) : StoredJson.storable(text);
   }
 
   static String requestBody(HttpTask t, long firedAtMs) {

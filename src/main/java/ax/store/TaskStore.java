@@ -24,8 +24,8 @@ public final class TaskStore {
 
   private static final String COLUMNS = """
       task_id, tenant_id, task_type, trigger_time, status, priority, max_retry, retry_count, attempt,
-      timeout_ms, callback_url, processor, payload, biz_key, shard_total, last_run_node, result, error,
-      created_at, updated_at, started_at, finished_at""";
+      timeout_ms, callback_url, processor, payload::text AS payload, biz_key, shard_total, last_run_node,
+      result::text AS result, error, created_at, updated_at, started_at, finished_at""";
 
   /** A new task is due at its trigger time: next_trigger_time starts equal to it. */
   private static final Sql INSERT = Sql.of("""
@@ -238,15 +238,16 @@ public final class TaskStore {
         });
   }
 
-  /** Fails the task unless it already finished; answers its final {task_id, status, result, error}. */
+  /**
+   * Fails the task unless it already finished; answers its final {task_id, status, result_json, error}
+   * ({@code result_json}: the stored result as JSON text, or null).
+   */
   public Future<io.vertx.core.json.JsonObject> failUnfinished(String tenantId, long taskId, String error) {
     return pool.preparedQuery(FAIL_UNFINISHED.text()).execute(FAIL_UNFINISHED.params().set("id", taskId)
         .set("tenant", tenantId).set("error", error).tuple()).map(rows -> {
       var r = rows.iterator().next();
-      String result = r.getString("result");
       return new io.vertx.core.json.JsonObject().put("task_id", Long.toString(r.getLong("task_id")))
-          .put("status", r.getString("status"))
-          .put("result", result == null ? null : io.vertx.core.json.Json.decodeValue(result))
+          .put("status", r.getString("status")).put("result_json", r.getString("result"))
           .put("error", r.getString("error"));
     });
   }
@@ -304,8 +305,8 @@ public final class TaskStore {
         r.getOffsetDateTime("trigger_time"), TaskStatus.valueOf(r.getString("status")),
         r.getShort("priority"), r.getShort("max_retry"), r.getShort("retry_count"),
         r.getInteger("attempt"), r.getInteger("timeout_ms"), r.getString("callback_url"),
-        r.getString("processor"), r.getValue("payload"), r.getString("biz_key"), r.getInteger("shard_total"),
-        r.getString("last_run_node"), r.getValue("result"), r.getString("error"),
+        r.getString("processor"), r.getString("payload"), r.getString("biz_key"), r.getInteger("shard_total"),
+        r.getString("last_run_node"), r.getString("result"), r.getString("error"),
         r.getOffsetDateTime("created_at"), r.getOffsetDateTime("updated_at"),
         r.getOffsetDateTime("started_at"), r.getOffsetDateTime("finished_at"));
   }

@@ -2,7 +2,7 @@ package ax.task;
 
 import java.time.OffsetDateTime;
 
-/** A task as stored, for reads through the API. {@code result} is raw JSON text or null. */
+/** A task as stored, for reads through the API. {@code payload} and {@code result} are JSON text or null. */
 public record TaskRecord(
     long taskId,
     String tenantId,
@@ -16,11 +16,11 @@ public record TaskRecord(
     int timeoutMs,
     String callbackUrl,
     String processor,
-    Object payload,
+    String payload,
     String bizKey,
     int shardTotal,
     String lastRunNode,
-    Object result,
+    String result,
     String error,
     OffsetDateTime createdAt,
     OffsetDateTime updatedAt,

@@ -5,6 +5,7 @@ import ax.api.BodyBudget;
 import ax.api.BodyReader;
 import ax.api.ConnectionLimits;
 import ax.api.HealthHandlers;
+import ax.api.MalformedHttp;
 import ax.api.RequestGuards;
 import ax.api.TaskApi;
 import ax.api.auth.HmacAuthHandler;
@@ -117,8 +118,8 @@ public final class ApiVerticle extends VerticleBase {
       HttpServerOptions options = new HttpServerOptions().setPort(port).setHost("0.0.0.0")
           .setIdleTimeout(60).setCompressionSupported(false).setMaxHeaderSize(16 * 1024)
           .setHttp2ClearTextEnabled(false);
-      return vertx.createHttpServer(options).connectionHandler(gate.connections()::opened).requestHandler(router)
-          .listen();
+      return vertx.createHttpServer(options).connectionHandler(gate.connections()::opened)
+          .invalidRequestHandler(MalformedHttp::answer).requestHandler(router).listen();
     }).onSuccess(s -> server = s);
   }
 

@@ -39,7 +39,8 @@ import io.vertx.core.Future;
 import io.vertx.core.eventbus.DeliveryOptions;
 import io.vertx.core.eventbus.Message;
 import io.vertx.core.eventbus.MessageConsumer;
-import io.vertx.core.json.Json;
+import ax.json.JsonText;
+import ax.json.StoredJson;
 import io.vertx.core.json.JsonArray;
 import io.vertx.core.json.JsonObject;
 
@@ -192,7 +193,13 @@ public final class ExecutorVerticle extends TermBoundVerticle {
     if (!o.success()) {
       return new ReportedOutcome(id, o.attempt(), false, null, o.error());
     }
-    String json = o.result() == null ? null : Json.encode(o.result());
+    String json;
+    try {
+      // what the store cannot hold (a NUL, nesting past StoredJson.MAX_DEPTH) is kept as a JSON string
+      json = o.result() == null ? null : StoredJson.storable(JsonText.encode(o.result()));
+    } catch (RuntimeException cannotEncode) { // nested deeper than the encoder goes
+      return new ReportedOutcome(id, o.attempt(), false, null, "result nested too deep to store");
+    }
     if (json != null && json.length() > TaskOutcome.MAX_RESULT_BYTES) {
       return new ReportedOutcome(id, o.attempt(), false, null, "result larger than 64 KiB");
     }
@@ -366,7 +373,7 @@ public final class ExecutorVerticle extends TermBoundVerticle {
     for (int i = 0; i < p.tasks().size(); i++) {
       ReadyTask t = p.tasks().get(i);
       tasks.add(new DispatchedTask(Long.toString(t.taskId()), p.attempts().get(i), t.processor(), t.taskType(),
-          t.payloadJson() == null ? null : Json.decodeValue(t.payloadJson()), t.priority(),
+          JsonText.parse(t.payloadJson()), t.priority(),
           PoolRule.forTask(t.priority(), t.timeoutMs()), t.timeoutMs(), t.triggerTimeMs(), t.shardIndex(),
           t.shardTotal()));
     }
@@ -432,8 +439,9 @@ public final class ExecutorVerticle extends TermBoundVerticle {
   }
 
   private void answerSync(List<Long> waiterIds, Settled s) {
+    // the result as stored text: the API turns it into JSON without losing a digit (JsonText)
     JsonObject answer = new JsonObject().put("task_id", Long.toString(s.taskId())).put("status", s.status().name())
-        .put("result", s.resultJson() == null ? null : Json.decodeValue(s.resultJson())).put("error", s.error());
+        .put("result_json", s.resultJson()).put("error", s.error());
     for (long id : waiterIds) {
       Message<Object> m = syncWaiters.remove(id);
       if (m != null) {

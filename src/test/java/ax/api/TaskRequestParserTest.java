@@ -67,6 +67,58 @@ class TaskRequestParserTest {
     assertTrue(refusal("{" + TARGET + "," + field + "}").startsWith(name + ": "));
   }
 
+  /** The fuzz (ApiFuzzIT): bodies were decoded through doubles, so 5.00000000000000000001 was a whole 5. */
+  @ParameterizedTest
+  @ValueSource(strings = {"\"priority\":5.00000000000000000001", "\"priority\":1e-400",
+      "\"timeout_ms\":4.99999999999999999999", "\"delay_ms\":5.00000000000000000001"})
+  void aNumberThatIsNotWholeIsRefusedHoweverCloseItIs(String field) {
+    String name = field.substring(1, field.indexOf('"', 1));
+    assertTrue(refusal("{" + TARGET + "," + field + "}").startsWith(name + ": "));
+  }
+
+  @Test
+  void aPayloadKeepsEveryDigitAndIsStoredWrittenOut() throws Exception {
+    // -0.0 is 0.0: a decimal (like PostgreSQL's numeric) has no negative zero
+    assertEquals("[0.1000000000000000000001,1" + "0".repeat(400) + ",0.0]",
+        parse("{" + TARGET + ",\"payload\":[0.1000000000000000000001,1e400,-0.0]}").payloadJson());
+    assertTrue(refusal("{" + TARGET + ",\"payload\":[1e100000]}").startsWith("payload.0: a number 100001 characters"));
+  }
+
+  @Test
+  void aNullPayloadIsAValueAndEveryOtherNullIsRefused() throws Exception {
+    assertEquals("null", parse("{" + TARGET + ",\"payload\":null}").payloadJson());
+    for (String member : new String[] {"priority", "biz_key", "trigger_time", "processor", "max_retry"}) {
+      assertTrue(refusal("{" + TARGET + ",\"" + member + "\":null}").startsWith(member + ": must not be null"), member);
+    }
+  }
+
+  @Test
+  void bizKeyIsCountedInCharactersNotUtf16Units() throws Exception {
+    assertEquals("😀".repeat(128), parse("{" + TARGET + ",\"biz_key\":\"" + "😀".repeat(128) + "\"}").bizKey());
+    assertTrue(refusal("{" + TARGET + ",\"biz_key\":\"" + "😀".repeat(129) + "\"}").startsWith("biz_key: "));
+  }
+
+  @Test
+  void lowerCaseTAndZAreRfc3339Too() throws Exception {
+    assertEquals(Instant.parse("2026-12-01T20:00:00Z").toEpochMilli(),
+        parse("{" + TARGET + ",\"trigger_time\":\"2026-12-01t20:00:00.000z\"}").triggerTimeMs());
+  }
+
+  @Test
+  void aBodyThatIsNotUtf8JsonTextIsRefusedWhole() {
+    byte[] json = ("{" + TARGET + "}").getBytes(java.nio.charset.StandardCharsets.UTF_8);
+    byte[] bom = new byte[json.length + 3];
+    bom[0] = (byte) 0xEF;
+    bom[1] = (byte) 0xBB;
+    bom[2] = (byte) 0xBF;
+    System.arraycopy(json, 0, bom, 3, json.length);
+    byte[] utf16 = ("{" + TARGET + "}").getBytes(java.nio.charset.StandardCharsets.UTF_16BE);
+    for (byte[] body : new byte[][] {bom, utf16}) {
+      InvalidRequest e = assertThrows(InvalidRequest.class, () -> HttpJson.decode(Buffer.buffer(body)));
+      assertTrue(e.problem().detail().startsWith("body: "), e.problem().detail());
+    }
+  }
+
   @Test
   void delayMsReachesTheContractsMaximumAndNoFurther() throws Exception {
     assertEquals(NOW + 316_224_000_000L, parse("{" + TARGET + ",\"delay_ms\":316224000000}").triggerTimeMs());

@@ -351,14 +351,20 @@ class ApiFuzzIT {
         new RawHttp.NoLength()), wireBody, signedPath, query), x);
     report.require(!x.timedOut(), "no answer within " + ANSWER_TIMEOUT_MS + " ms");
     List<Created> created = new ArrayList<>();
+    // Chunk framing that breaks after the request began: Vert.x closes the connection at once, before
+    // any answer can be written (Http1xServerConnection.handleError); that is an end, not a hang.
+    boolean brokenChunks = kind.equals("chunk size not hex") || kind.equals("chunk size beyond a long");
     if (x.response() == null) {
-      report.require(x.bodyUnsent(), "the connection ended without an answer: " + x.why());
+      report.require(x.bodyUnsent() || brokenChunks, "the connection ended without an answer: " + x.why());
     } else {
       RawHttp.Response r = x.response();
       synchronized (answers) {
         answers.merge("protocol " + r.status(), 1, Integer::sum);
       }
-      report.require(r.status() / 100 == 2 || r.status() / 100 == 4, "neither a 2xx nor a 4xx");
+      // The one 5xx input can cause: Vert.x answers a request line of another HTTP version 501 itself,
+      // before any handler of ours (README, "Health and resource limits").
+      boolean vertxVersionAnswer = kind.equals("HTTP/2.0 on a plain socket") && r.status() == 501;
+      report.require(r.status() / 100 == 2 || r.status() / 100 == 4 || vertxVersionAnswer, "neither a 2xx nor a 4xx");
       if (r.status() / 100 == 4) {
         checkProblem(r, report);
       } else if (r.status() == 201) {
@@ -591,7 +597,8 @@ class ApiFuzzIT {
 
   private static final Set<String> CODES = Set.of("validation_failed", "callback_url_not_allowed",
       "use_async_endpoint", "signature_mismatch", "unknown_key", "timestamp_skew", "nonce_replayed", "not_found",
-      "method_not_allowed", "not_cancellable", "payload_too_large", "unsupported_media_type", "rate_limited");
+      "method_not_allowed", "not_cancellable", "request_timeout", "payload_too_large", "uri_too_long",
+      "headers_too_large", "unsupported_media_type", "rate_limited");
 
   private static void checkProblem(RawHttp.Response r, Report report) {
     String type = r.header("content-type");
@@ -662,7 +669,7 @@ class ApiFuzzIT {
 
   private static Object decodeSent(byte[] body, Report report) {
     try {
-      return ExactJson.decode(body);
+      return ExactJson.decodeLastKeyWins(body);
     } catch (Exception e) {
       report.require(false, "a task was stored from a body that is not JSON: " + e.getMessage());
       return null;
@@ -690,7 +697,7 @@ class ApiFuzzIT {
     if (!t.fresh()) {
       return;
     }
-    compare(t, r.body(), report);
+    compare(t, r.body(), r.raw().body(), report);
     JsonObject got = r.body();
     String url = got.getString("callback_url");
     long trigger = Instant.parse(got.getString("trigger_time")).toEpochMilli();
@@ -715,7 +722,8 @@ class ApiFuzzIT {
     return u.substring(0, u.indexOf('/', "http://".length()) + 1);
   }
 
-  private static void compare(Created t, JsonObject got, Report report) {
+  /** {@code got} for the members, {@code rawBody} (read exactly, never through doubles) for the payload. */
+  private static void compare(Created t, JsonObject got, String rawBody, Report report) throws Exception {
     Map<String, Object> sent = t.sent();
     String what = "task " + t.id() + " as read back: ";
     report.require(ExactJson.same(sent.get("task_type"), got.getValue("task_type")), what + "task_type "
@@ -735,8 +743,9 @@ class ApiFuzzIT {
           what + field + " " + got.getValue(field) + ", sent " + s);
     });
     report.require(ExactJson.same(sent.get("biz_key"), got.getValue("biz_key")), what + "biz_key");
-    report.require(ExactJson.same(sent.get("payload"), got.getValue("payload")), what + "payload "
-        + FuzzRequests.shorten(String.valueOf(got.getValue("payload"))) + ", sent "
+    Object gotPayload = ((Map<?, ?>) ExactJson.decode(rawBody.getBytes(StandardCharsets.UTF_8))).get("payload");
+    report.require(ExactJson.same(sent.get("payload"), gotPayload), what + "payload "
+        + FuzzRequests.shorten(String.valueOf(gotPayload)) + ", sent "
         + FuzzRequests.shorten(String.valueOf(sent.get("payload"))));
     report.require(got.getValue("notify_url") == null, what + "notify_url");
     report.require(new JsonArray().equals(got.getJsonArray("depends_on")), what + "depends_on");
@@ -744,7 +753,7 @@ class ApiFuzzIT {
     Object time = sent.get("trigger_time");
     Object delay = sent.get("delay_ms");
     if (time instanceof String s) {
-      long expected = OffsetDateTime.parse(s).toInstant().truncatedTo(ChronoUnit.MILLIS).toEpochMilli();
+      long expected = OffsetDateTime.parse(s.toUpperCase(java.util.Locale.ROOT)).toInstant().truncatedTo(ChronoUnit.MILLIS).toEpochMilli();
       report.require(trigger == expected, what + "trigger_time " + got.getString("trigger_time") + ", sent " + s);
     } else {
       long d = delay instanceof BigDecimal b ? b.longValueExact() : 0;

@@ -96,10 +96,6 @@ final class FuzzRequests {
       return new Mut(group, what, apply, expect, Whole.NONE, 0);
     }
 
-    static Mut bodyLevel(String group, String what, UnaryOperator<Obj> apply) {
-      return new Mut(group, what, apply, Expect.refused(400, "validation_failed", what), Whole.ALWAYS, 0);
-    }
-
     @Override
     public String toString() {
       return what;
@@ -421,15 +417,17 @@ final class FuzzRequests {
     Arbitrary<String> unusual = Arbitraries.of("\uD83D\uDE00", "\uFFFF", "\uFEFF", "é", "\u202E", "e\u0301",
         "\u2028", "\u007F", "\\", "\"", "/");
     return Arbitraries.of(targets).flatMap(target -> Arbitraries.frequencyOf(
+        // text the store cannot hold is a flaw of its place: in a batch only its element is refused
         Tuple.of(2, bad.map(s -> stringMut(k, target, str(decorate(target, s)), "NUL or lone surrogate "
-            + escapeJava(s), true))),
+            + escapeJava(s), Whole.NONE))),
+        // bytes that are not JSON text refuse the whole body
         Tuple.of(2, Arbitraries.of(NOT_UTF8).map(b -> stringMut(k, target, rawStr(decorate(target, ""), b),
-            "bytes not UTF-8 " + FuzzJson.escape(b, 20), true))),
+            "bytes not UTF-8 " + FuzzJson.escape(b, 20), Whole.ALWAYS))),
         Tuple.of(1, Arbitraries.of("\u0001", "\n", "\u001F", "\t").map(c -> stringMut(k, target,
             rawStr(decorate(target, ""), c.getBytes(StandardCharsets.UTF_8)), "raw control character "
-            + escapeJava(c), true))),
+            + escapeJava(c), Whole.ALWAYS))),
         Tuple.of(2, unusual.map(s -> stringMut(k, target, str(decorate(target, s)), "unusual character "
-            + escapeJava(s), false)))));
+            + escapeJava(s), null)))));
   }
 
   private String decorate(String target, String s) {
@@ -451,17 +449,18 @@ final class FuzzRequests {
     return new RawStr(all);
   }
 
-  private Mut stringMut(Kind k, String target, J value, String what, boolean invalidText) {
+  /** {@code invalid}: how a refusal of the text reaches a batch; null when the text is valid. */
+  private Mut stringMut(Kind k, String target, J value, String what, Whole invalid) {
     String w = target + ": " + what;
     Expect refusedText = Expect.refused(400, "validation_failed", w);
-    if (invalidText) {
+    if (invalid != null) {
       UnaryOperator<Obj> apply = switch (target) {
         case "payload" -> o -> o.put("payload", new Obj(List.of(new Member(str("s"), value))));
         case "payload-key" -> o -> o.put("payload", new Obj(List.of(new Member(value, num(1)))));
         case "key" -> o -> new Obj(append(o.members(), new Member(value, num(1))));
         default -> o -> o.put(target, value);
       };
-      return new Mut(target.startsWith("payload") ? "payload" : target, w, apply, refusedText, Whole.ALWAYS, 0);
+      return new Mut(target.startsWith("payload") ? "payload" : target, w, apply, refusedText, invalid, 0);
     }
     Str s = (Str) value;
     return switch (target) {
@@ -501,7 +500,9 @@ final class FuzzRequests {
           if (field.equals("case")) {
             return Mut.of("extra", "member TASK_TYPE", apply, Expect.refused(400, "validation_failed", "unknown member"));
           }
-          return Mut.bodyLevel("dup:" + field, "key " + field + " twice", apply);
+          // a key twice is a flaw of its object: in a batch only its element is refused
+          return new Mut("dup:" + field, "key " + field + " twice", apply,
+              Expect.refused(400, "validation_failed", "key " + field + " twice"), Whole.NONE, 0);
         });
   }
 

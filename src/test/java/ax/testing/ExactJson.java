@@ -31,12 +31,29 @@ public final class ExactJson {
           .maxNumberLength(100_000).build())
       .build();
 
+  private static final JsonFactory LENIENT = JsonFactory.builder()
+      .streamReadConstraints(StreamReadConstraints.builder().maxNestingDepth(100_000)
+          .maxNumberLength(100_000).build())
+      .build();
+
   private ExactJson() {
   }
 
   /** The single JSON value of {@code bytes} (UTF-8, or what Jackson detects); throws when it is not exactly one. */
   public static Object decode(byte[] bytes) throws IOException {
-    try (JsonParser p = JSON.createParser(bytes)) {
+    return decode(JSON, bytes);
+  }
+
+  /**
+   * As {@link #decode}, but a key twice in one object keeps its last value, as the server reads a body
+   * it refuses only in part (a batch element with a key twice is refused; the others are stored).
+   */
+  public static Object decodeLastKeyWins(byte[] bytes) throws IOException {
+    return decode(LENIENT, bytes);
+  }
+
+  private static Object decode(JsonFactory factory, byte[] bytes) throws IOException {
+    try (JsonParser p = factory.createParser(bytes)) {
       JsonToken t = p.nextToken();
       if (t == null) {
         throw new IOException("no JSON value");
