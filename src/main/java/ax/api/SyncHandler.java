@@ -91,6 +91,6 @@ final class SyncHandler {
   /** {task_id, status, result_json, error} as the contract's answer: the result as JSON, exactly. */
   private static JsonObject answer(JsonObject outcome) {
     return new JsonObject().put("task_id", outcome.getString("task_id")).put("status", outcome.getString("status"))
-        .put("result", JsonText.parse(outcome.getString("result_json"))).put("error", outcome.getString("error"));
+        .put("result", JsonText.parseOrText(outcome.getString("result_json"))).put("error", outcome.getString("error"));
   }
 }

@@ -27,7 +27,7 @@ public final class TaskJson {
         .put("task_type", t.taskType())
         .put("status", t.status().name())
         .put("trigger_time", Rfc3339.format(t.triggerTime()))
-        .put("payload", JsonText.parse(t.payload()))
+        .put("payload", JsonText.parseOrText(t.payload()))
         .put("callback_url", t.callbackUrl())
         .put("processor", t.processor())
         .put("max_retry", t.maxRetry())
@@ -45,7 +45,7 @@ public final class TaskJson {
         .put("updated_at", Rfc3339.format(t.updatedAt()))
         .put("started_at", Rfc3339.format(t.startedAt()))
         .put("finished_at", Rfc3339.format(t.finishedAt()))
-        .put("result", JsonText.parse(t.result()))
+        .put("result", JsonText.parseOrText(t.result()))
         .put("error", t.error());
   }
 

@@ -24,10 +24,14 @@ import java.util.Deque;
  * stored and served.
  */
 public final class JsonText {
+  /** Nesting {@link #parse} takes; well under what an encoder takes (1 000), wrappers included. */
+  public static final int MAX_DEPTH = 200;
+
   private static final JsonFactory JSON = JsonFactory.builder()
       .enable(StreamWriteFeature.WRITE_BIGDECIMAL_AS_PLAIN)
-      // stored JSON was checked on the way in (request limits, StoredJson); this only bounds the work
-      .streamReadConstraints(StreamReadConstraints.builder().maxNestingDepth(1_000).build())
+      // stored JSON was checked on the way in (request limits: 72, StoredJson: 100); rows older than
+      // those checks may nest deeper than an encoder goes, and are served as text (parseOrText)
+      .streamReadConstraints(StreamReadConstraints.builder().maxNestingDepth(MAX_DEPTH).build())
       .build();
 
   private JsonText() {
@@ -42,6 +46,19 @@ public final class JsonText {
       throw new UncheckedIOException(e);
     }
     return out.toString();
+  }
+
+  /**
+   * {@link #parse}, or the text itself as a string value when it does not parse within
+   * {@link #MAX_DEPTH}: a row stored before today's checks is still read and dispatched, never a
+   * request that hangs or a task that cycles.
+   */
+  public static Object parseOrText(String text) {
+    try {
+      return parse(text);
+    } catch (RuntimeException tooDeepOrBroken) {
+      return text;
+    }
   }
 
   /** Stored JSON text as a value, numbers exact; null for SQL NULL. */

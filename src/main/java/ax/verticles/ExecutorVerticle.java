@@ -373,7 +373,7 @@ public final class ExecutorVerticle extends TermBoundVerticle {
     for (int i = 0; i < p.tasks().size(); i++) {
       ReadyTask t = p.tasks().get(i);
       tasks.add(new DispatchedTask(Long.toString(t.taskId()), p.attempts().get(i), t.processor(), t.taskType(),
-          JsonText.parse(t.payloadJson()), t.priority(),
+          JsonText.parseOrText(t.payloadJson()), t.priority(),
           PoolRule.forTask(t.priority(), t.timeoutMs()), t.timeoutMs(), t.triggerTimeMs(), t.shardIndex(),
           t.shardTotal()));
     }

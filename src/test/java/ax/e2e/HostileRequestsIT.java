@@ -133,6 +133,27 @@ class HostileRequestsIT {
     refused(TASKS, task("\"payload\":" + "[".repeat(998) + "]".repeat(998)), "payload");
   }
 
+  @Test
+  void aPayloadTooDeepStoredByAnOlderVersionIsServedAsTextNotAHang() throws Exception {
+    long id = 9_000_000_000_000_001L;
+    String deep = "[".repeat(999) + "]".repeat(999);
+    try (Connection c = DriverManager.getConnection(pg.jdbcUrl(), pg.user(), pg.password())) {
+      var insert = c.prepareStatement("INSERT INTO tasks (task_id, tenant_id, api_key, task_type, trigger_time, "
+          + "next_trigger_time, status, callback_url, payload) VALUES (?, ?, ?, 'hostile.old', now() + interval '1 day', "
+          + "now() + interval '1 day', 'DELAYED', ?, ?::jsonb)");
+      insert.setLong(1, id);
+      insert.setString(2, TENANT);
+      insert.setString(3, AxCluster.KEY);
+      insert.setString(4, receiver.url());
+      insert.setString(5, deep);
+      insert.executeUpdate();
+    }
+    ApiClient.Reply got = api.get(TASKS + "/" + id);
+    assertEquals(200, got.status(), got.raw().body());
+    assertEquals(deep, got.body().getString("payload"));
+    readableAndListed(Long.toString(id));
+  }
+
   // ---- finding 3: 500s from signed input
 
   @ParameterizedTest

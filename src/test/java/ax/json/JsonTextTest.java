@@ -34,4 +34,13 @@ class JsonTextTest {
     assertNull(JsonText.parse("null"));
     assertNull(JsonText.parse(null));
   }
+
+  /** Finding 2: a payload nested ~1 000 deep, stored by an older version, hung every read of it. */
+  @Test
+  void storedJsonTooDeepToServeIsServedAsItsText() {
+    String deep = "[".repeat(999) + "]".repeat(999);
+    assertEquals(deep, JsonText.parseOrText(deep));
+    String fine = "[".repeat(JsonText.MAX_DEPTH) + "]".repeat(JsonText.MAX_DEPTH);
+    assertEquals(JsonArray.class, JsonText.parseOrText(fine).getClass());
+  }
 }
