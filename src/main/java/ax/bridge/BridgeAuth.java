@@ -1,11 +1,9 @@
 package ax.bridge;
 
 import ax.protocol.ExecutorAddresses;
-import ax.protocol.Names;
 import io.vertx.core.Vertx;
 import io.vertx.core.json.JsonObject;
 import io.vertx.core.net.NetSocket;
-import io.vertx.ext.auth.authentication.TokenCredentials;
 import io.vertx.ext.auth.jwt.JWTAuth;
 import io.vertx.ext.bridge.BridgeEventType;
 import io.vertx.ext.eventbus.bridge.tcp.BridgeEvent;
@@ -95,10 +93,10 @@ public final class BridgeAuth {
       refuse(ev, "unauthenticated");
       return;
     }
-    tokens.authenticate(new TokenCredentials(token)).onComplete(ar -> {
-      String subject = ar.succeeded() ? ar.result().subject() : null;
-      if (subject == null || !Names.isExecutorId(subject)) {
-        LOG.info("bridge: refused a connection: " + (ar.failed() ? ar.cause().getMessage() : "token without a valid subject"));
+    ExecutorTokens.verify(tokens, token).onComplete(ar -> {
+      String subject = ar.succeeded() ? ar.result() : null;
+      if (subject == null) {
+        LOG.info("bridge: refused a connection: " + ar.cause().getMessage());
         refuse(ev, "bad_token");
         return;
       }
