@@ -11,6 +11,7 @@ import java.nio.charset.StandardCharsets;
 import java.util.Map;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -101,6 +102,66 @@ class BridgeSecurityIT {
       c.send(new JsonObject().put("type", "ping"));
       assertEquals("pong", c.read().getString("type"));
     }
+  }
+
+  /**
+   * Finding 6 of the review: a malformed message from an authenticated executor once got no answer and
+   * an unhandled exception on the leader. Every one below must be answered — an err frame at its reply
+   * address with failureCode 400, or (for a batch whose items are broken) a refusal by id — and the node
+   * must log nothing SEVERE.
+   */
+  @Test
+  void everyMalformedExecutorMessageIsAnsweredAndTheNodeLogsNoSevere() throws Exception {
+    Object[][] cases = {
+        {"ax.exec.register", "x"},
+        {"ax.exec.register", new JsonArray()},
+        {"ax.exec.register", null},
+        {"ax.exec.register", new JsonObject().put("executor_id", "ex-m")},
+        {"ax.exec.register", new JsonObject().put("executor_id", "ex-m").put("processors", "echo")},
+        {"ax.exec.register", new JsonObject().put("executor_id", "ex-m").put("processors", new JsonArray().add(7))},
+        {"ax.exec.register", new JsonObject().put("executor_id", "ex-m").put("processors", new JsonArray().add("echo"))
+            .put("capacity", new JsonObject().put("high", -1))},
+        {"ax.exec.register", new JsonObject().put("executor_id", "ex-m").put("processors", new JsonArray().add("echo"))
+            .put("buffer", 1e12)},
+        {"ax.exec.heartbeat", 7},
+        {"ax.exec.heartbeat", new JsonObject().put("free_threads", -1)},
+        {"ax.exec.heartbeat", new JsonObject().put("backlog", "many")},
+        {"ax.exec.result", null},
+        {"ax.exec.result", "x"},
+        {"ax.exec.result", new JsonObject().put("results", "x")},
+        {"ax.exec.result", new JsonObject().put("results", new JsonObject())},
+        {"ax.exec.result", new JsonObject().put("results", new JsonArray().add(1))},
+        {"ax.exec.result", new JsonObject().put("results", new JsonArray().add(new JsonObject()
+            .put("task_id", "not-a-number").put("attempt", 1).put("status", "SUCCESS")))},
+        {"ax.exec.result", new JsonObject().put("results", new JsonArray().add(new JsonObject()
+            .put("task_id", "1").put("attempt", 0).put("status", "MAYBE")))},
+        {"ax.exec.drain", "x"},
+        {"ax.exec.drain", new JsonArray().add(1)},
+    };
+    try (BridgeClient c = new BridgeClient(bridge)) {
+      c.send(register("ex-m", AxCluster.token("ex-m")).put("body", new JsonObject().put("executor_id", "ex-m")
+          .put("processors", new JsonArray().add("echo"))));
+      assertEquals("message", c.read().getString("type"));
+      for (int i = 0; i < cases.length; i++) {
+        String replyAddress = "m" + i;
+        c.send(new JsonObject().put("type", "send").put("address", cases[i][0]).put("replyAddress", replyAddress)
+            .put("body", cases[i][1]));
+        JsonObject answer = c.read();
+        String what = cases[i][0] + " " + cases[i][1] + " -> " + answer;
+        assertNotNull(answer, what);
+        assertEquals(replyAddress, answer.getString("address"), what);
+        if ("err".equals(answer.getString("type"))) {
+          assertEquals(400, answer.getInteger("failureCode"), what);
+        } else {
+          assertEquals(new JsonArray(), answer.getJsonObject("body").getJsonArray("applied"), what);
+          assertEquals(1, answer.getJsonObject("body").getJsonArray("refused").size(), what);
+        }
+      }
+      c.send(new JsonObject().put("type", "ping"));
+      assertEquals("pong", c.read().getString("type"), "the connection is still served");
+    }
+    String log = cluster.nodes.get(0).output();
+    assertFalse(log.contains("SEVERE"), () -> "the node logged SEVERE:\n" + log);
   }
 
   @Test
