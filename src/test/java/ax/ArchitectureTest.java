@@ -43,7 +43,7 @@ class ArchitectureTest {
 
   @ArchTest
   static final ArchRule theBridgeDecisionsImportNoVertx = noClasses().that().haveNameMatching(
-          "ax\\.bridge\\.(FrameDecoder|BridgeSession|BridgeCommand|UnauthenticatedBudget|BridgeLimits|ClientFrame|Utf8)(\\$.*)?")
+          "ax\\.bridge\\.(FrameDecoder|BridgeSession|BridgeCommand|UnauthenticatedBudget|BridgeLimits|ClientFrame|Utf8|LogThrottle)(\\$.*)?")
       .should().dependOnClassesThat().resideInAnyPackage("io.vertx..", "io.netty..")
       .because("framing, the connection's state machine and its limits are pure logic; BridgeConnection does the I/O");
 

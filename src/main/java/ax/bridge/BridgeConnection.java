@@ -48,6 +48,9 @@ public final class BridgeConnection {
   public interface Owner {
     void refused(String reason);
 
+    /** A token was refused; {@code why} is the verifier's reason. For the log, which the owner throttles. */
+    void tokenRefused(String remote, String why);
+
     /** Called once, when the socket has closed. */
     void closed(BridgeConnection connection);
   }
@@ -215,7 +218,7 @@ public final class BridgeConnection {
     } else if (command instanceof BridgeCommand.CheckToken t) {
       ExecutorTokens.verify(tokens, t.token()).onComplete(ar -> {
         if (ar.failed()) {
-          LOG.info("bridge: refused a connection from " + socket.remoteAddress() + ": " + ar.cause().getMessage());
+          owner.tokenRefused(String.valueOf(socket.remoteAddress()), ar.cause().getMessage());
         }
         run(session.onTokenChecked(ar.succeeded() ? ar.result() : null));
         pump();

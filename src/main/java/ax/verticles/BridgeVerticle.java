@@ -3,6 +3,7 @@ package ax.verticles;
 import ax.bridge.BridgeConnection;
 import ax.bridge.BridgeLimits;
 import ax.bridge.BridgeSession;
+import ax.bridge.LogThrottle;
 import ax.bridge.UnauthenticatedBudget;
 import ax.metrics.AxMetrics;
 import ax.protocol.ExecutorAddresses;
@@ -42,6 +43,8 @@ public final class BridgeVerticle extends VerticleBase {
   /** Monotonic milliseconds: deadlines must not move when the wall clock does. */
   private final LongSupplier clock = () -> System.nanoTime() / 1_000_000;
   private final Set<BridgeConnection> connections = new HashSet<>();
+  /** Anyone can present a bad token; one log line per 10 s is enough, the counter has the rest. */
+  private final LogThrottle tokenLog = new LogThrottle(10_000);
   private UnauthenticatedBudget budget;
   private NetServer server;
   private long sweeper = -1;
@@ -99,6 +102,15 @@ public final class BridgeVerticle extends VerticleBase {
           @Override
           public void refused(String reason) {
             metrics.recordBridgeRefusal(reason);
+          }
+
+          @Override
+          public void tokenRefused(String remote, String why) {
+            long heldBack = tokenLog.admit(clock.getAsLong());
+            if (heldBack >= 0) {
+              LOG.info("bridge: refused the token of a connection from " + remote + ": " + why
+                  + (heldBack > 0 ? " (and " + heldBack + " more since the last such line)" : ""));
+            }
           }
 
           @Override
