@@ -162,12 +162,15 @@ public final class BridgeConnection {
     return writeBlocked || inFlight >= MAX_IN_FLIGHT_REQUESTS;
   }
 
-  /** Keeps the node-wide count of bytes held by unauthenticated connections current; over budget → closed. */
+  /**
+   * Keeps the node-wide count of bytes held by unauthenticated connections current (beyond each one's
+   * {@link BridgeLimits#UNBUDGETED_BYTES_PER_CONNECTION}); over budget → closed.
+   */
   private void account() {
     if (!countedUnauthenticated || closing) {
       return;
     }
-    long held = decoder.heldBytes();
+    long held = Math.max(0, decoder.heldBytes() - BridgeLimits.UNBUDGETED_BYTES_PER_CONNECTION);
     boolean within = budget.hold(budgeted, held);
     budgeted = held;
     if (!within) {

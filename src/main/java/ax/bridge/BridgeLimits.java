@@ -29,6 +29,12 @@ public record BridgeLimits(int maxFrameBytes, long authTimeoutMs, long idleTimeo
   /** Idle timeouts are at least this many heartbeat intervals: the leader has declared the executor OFFLINE at 4. */
   public static final int MIN_IDLE_HEARTBEATS = 4;
   public static final int DEFAULT_MAX_UNAUTHENTICATED = 1_024;
+  /**
+   * What each unauthenticated connection may hold outside the shared budget: an ordinary register
+   * (a token and a few dozen processor names) fits, so an attacker who fills the budget with large
+   * partial frames does not lock ordinary executors out; only registers larger than this compete for it.
+   */
+  public static final int UNBUDGETED_BYTES_PER_CONNECTION = 8 * 1024;
   public static final long DEFAULT_UNAUTHENTICATED_BUFFER_BYTES = 16L << 20;
 
   public BridgeLimits {

@@ -234,6 +234,11 @@ class BridgeVerticleTest {
 
       assertEquals("busy", b.read().getString("message"), "together they would hold more than 256 KiB");
       assertNull(b.read());
+      try (RawBridgeClient ordinary = new RawBridgeClient(port)) {
+        ordinary.send(register(token("ex-1")));
+        assertEquals("message", ordinary.read().getString("type"),
+            "a register of ordinary size is not turned away while the budget is spent");
+      }
       a.sendBytes(new byte[50_000]);
       assertEquals("invalid_json", a.read().getString("message"), "the first one is served as usual");
     }
