@@ -178,6 +178,13 @@ public final class BridgeConnection {
     }
   }
 
+  private void releaseBudgetedBytes() {
+    if (countedUnauthenticated) {
+      budget.hold(budgeted, 0);
+      budgeted = 0;
+    }
+  }
+
   private void flow() {
     if (closing) {
       return;
@@ -217,6 +224,8 @@ public final class BridgeConnection {
     } else if (command instanceof BridgeCommand.Close c) {
       owner.refused(c.reason());
       closing = true;
+      // Give its bytes back now, not when the close completes: others must not be refused meanwhile.
+      releaseBudgetedBytes();
       socket.end(encode(error(c.message()))); // written, flushed, then closed
     } else if (command instanceof BridgeCommand.CheckToken t) {
       ExecutorTokens.verify(tokens, t.token()).onComplete(ar -> {
@@ -227,9 +236,9 @@ public final class BridgeConnection {
         pump();
       });
     } else if (command instanceof BridgeCommand.Authenticated) {
+      releaseBudgetedBytes();
       countedUnauthenticated = false;
-      budget.leave(budgeted);
-      budgeted = 0;
+      budget.leave(0);
       decoder.limit(limits.maxFrameBytes());
     } else if (command instanceof BridgeCommand.Request r) {
       request(r);
@@ -342,9 +351,9 @@ public final class BridgeConnection {
     awaiting.values().forEach(BridgeConnection::gone);
     awaiting.clear();
     if (countedUnauthenticated) {
-      budget.leave(budgeted);
+      releaseBudgetedBytes();
       countedUnauthenticated = false;
-      budgeted = 0;
+      budget.leave(0);
     }
     owner.closed(this);
   }
