@@ -45,6 +45,21 @@ class BridgeSecurityIT {
             .put("processors", new JsonArray().add("echo")).put("capacity", new JsonObject().put("default", 2)));
   }
 
+  /**
+   * Findings 1 and 4 of the review: the bridge listened on every interface whatever AX_BRIDGE_HOST
+   * said, and an internal loopback port without frame checks stood behind it. The node now listens on
+   * its API port and its bridge port only, the bridge on the configured address.
+   */
+  @Test
+  void theNodeListensOnItsApiAndBridgePortsOnlyAndTheBridgeOnTheConfiguredHost() throws Exception {
+    AxProcess node = cluster.nodes.get(0);
+
+    Map<Integer, String> listening = ListeningSockets.of(node.pid());
+
+    assertEquals(java.util.Set.of(node.port, bridge), listening.keySet(), listening::toString);
+    assertEquals("127.0.0.1", listening.get(bridge), "AX_BRIDGE_HOST=127.0.0.1");
+  }
+
   @Test
   void aFrameWithoutATokenIsRefusedAndTheConnectionClosed() throws Exception {
     try (BridgeClient c = new BridgeClient(bridge)) {
