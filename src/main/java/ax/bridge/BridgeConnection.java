@@ -107,10 +107,6 @@ public final class BridgeConnection {
     });
   }
 
-  public boolean authenticated() {
-    return !countedUnauthenticated;
-  }
-
   /** Checks the deadlines; called by the verticle's sweep. */
   public void tick(long nowMs) {
     if (!closing) {
