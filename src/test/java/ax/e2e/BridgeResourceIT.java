@@ -52,7 +52,7 @@ class BridgeResourceIT {
       String path = "/openapi/v1/tasks/" + taskId;
 
       latencies(api, path, SAMPLES); // warm-up
-      double quietP99 = p99(latencies(api, path, SAMPLES));
+      double quietBeforeP99 = p99(latencies(api, path, SAMPLES));
       long heap0 = heapAfterGc(node);
       long fds0 = fds(node);
 
@@ -93,15 +93,21 @@ class BridgeResourceIT {
       hostile.forEach(BridgeResourceIT::closeQuietly);
       awaitMetric(node, "ax_bridge_connections", "state=\"unauthenticated\"", 0);
       long fdsAfter = fds(node);
+      // The quiet figure again, after the attack: on a shared machine the load drifts over these seconds,
+      // and the attack is judged against the quiet measurements on both sides of it.
+      double quietAfterP99 = p99(latencies(api, path, SAMPLES));
+      double quietP99 = Math.max(quietBeforeP99, quietAfterP99);
 
       System.out.printf("bridge-resources: heap after GC %.1f MiB quiet, +%.1f MiB with %d idle connections "
               + "(%.1f KiB each), +%.1f MiB with %d hostile (bound %.1f MiB); %s of partial frames held by %.0f "
               + "open connections, %.0f turned away busy (%d while writing); file descriptors %d -> %d (+%.2f per "
-              + "connection) -> %d; signed GET p99 %.2f ms quiet, %.2f ms under attack (%.2fx); all %d closed "
+              + "connection) -> %d; signed GET p99 %.2f ms quiet (%.2f before, %.2f after), %.2f ms under attack (%.2fx); "
+              + "all %d closed "
               + "by the server %.1f s after opening (auth timeout %d s)%n",
           mib(heap0), mib(heapIdle - heap0), HOSTILE / 2, (heapIdle - heap0) / 1024.0 / (HOSTILE / 2),
           mib(heapAttack - heap0), HOSTILE, mib(HEAP_BOUND), mibText(held), open, busy, turnedAway, fds0,
-          fdsAttack, (fdsAttack - fds0) / (double) open, fdsAfter, quietP99, attackP99, attackP99 / quietP99,
+          fdsAttack, (fdsAttack - fds0) / (double) open, fdsAfter, quietP99, quietBeforeP99, quietAfterP99, attackP99,
+          attackP99 / quietP99,
           closedAtDeadline, secondsToClose, BridgeLimits.DEFAULT_AUTH_TIMEOUT_MS / 1000);
 
       assertTrue(heapAttack - heap0 <= HEAP_BOUND, "heap grew by " + mib(heapAttack - heap0) + " MiB");
