@@ -42,6 +42,12 @@ class ArchitectureTest {
       .because("signing, the token bucket, the URL policy and the clocks are pure logic");
 
   @ArchTest
+  static final ArchRule theBridgeDecisionsImportNoVertx = noClasses().that().haveNameMatching(
+          "ax\\.bridge\\.(FrameDecoder|BridgeSession|BridgeCommand|UnauthenticatedBudget|BridgeLimits|ClientFrame|Utf8|LogThrottle)(\\$.*)?")
+      .should().dependOnClassesThat().resideInAnyPackage("io.vertx..", "io.netty..")
+      .because("framing, the connection's state machine and its limits are pure logic; BridgeConnection does the I/O");
+
+  @ArchTest
   static final ArchRule theSdkAndTheProtocolKnowNothingOfTheServer = classes()
       .that().resideInAnyPackage("ax.executor..", "ax.protocol..")
       .should().onlyDependOnClassesThat().resideInAnyPackage("ax.executor..", "ax.protocol..", "java..",

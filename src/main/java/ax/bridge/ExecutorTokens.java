@@ -25,6 +25,13 @@ public final class ExecutorTokens {
   public static final String ALGORITHM = "HS256";
   /** vertx-auth-jwt accepts any HS256 key, even 5 bytes; a short secret is brute-forceable, so refuse it. */
   public static final int MIN_SECRET_BYTES = 32;
+  /** What {@code ax executor-token} mints when not told otherwise: a month, so a leaked token dies on its own. */
+  public static final int DEFAULT_TTL_DAYS = 30;
+  /** The longest lifetime minted, and the furthest {@code exp} the bridge accepts (plus {@link #EXP_SLACK_SECONDS}). */
+  public static final int MAX_TTL_DAYS = 365;
+  /** Clock difference tolerated between the machine that minted a token and the node checking it. */
+  public static final long EXP_SLACK_SECONDS = 86_400;
+  private static final long DAY_SECONDS = 86_400;
 
   private ExecutorTokens() {
   }
@@ -46,11 +53,11 @@ public final class ExecutorTokens {
         .setJWTOptions(new JWTOptions().setIssuer(ISSUER).setAudience(List.of(AUDIENCE))));
   }
 
-  /** A token for {@code executorId} valid for {@code ttlSeconds}. */
+  /** A token for {@code executorId} valid for {@code ttlSeconds}, at most {@link #MAX_TTL_DAYS} days. */
   public static String mint(Vertx vertx, String secret, String executorId, long ttlSeconds) {
     Names.requireExecutorId(executorId);
-    if (ttlSeconds <= 0 || ttlSeconds > Integer.MAX_VALUE) {
-      throw new IllegalArgumentException("token ttl must be between 1 and " + Integer.MAX_VALUE + " seconds");
+    if (ttlSeconds <= 0 || ttlSeconds > MAX_TTL_DAYS * DAY_SECONDS) {
+      throw new IllegalArgumentException("token ttl must be between 1 second and " + MAX_TTL_DAYS + " days");
     }
     return verifier(vertx, secret).generateToken(new JsonObject().put("sub", executorId),
         new JWTOptions().setAlgorithm(ALGORITHM).setIssuer(ISSUER).setAudience(List.of(AUDIENCE))
@@ -59,16 +66,33 @@ public final class ExecutorTokens {
 
   /**
    * Verifies a token and returns its subject, the executor id. Fails when the token is bad, expired,
-   * for another audience, or names an id outside the allowed alphabet.
+   * for another audience, names an id outside the allowed alphabet, or has no bounded lifetime: the JWT
+   * library accepts a token without {@code exp} forever, so a missing {@code exp}, or one further away
+   * than {@link #MAX_TTL_DAYS} days (and {@link #EXP_SLACK_SECONDS}), is refused here.
    */
   public static Future<String> verify(JWTAuth verifier, String token) {
     if (token == null || token.isBlank()) {
       return Future.failedFuture(new IllegalArgumentException("missing token"));
     }
     return verifier.authenticate(new TokenCredentials(token)).compose(user -> {
+      String problem = lifetimeProblem(user.attributes().getValue("exp"), System.currentTimeMillis() / 1000);
+      if (problem != null) {
+        return Future.failedFuture(new IllegalArgumentException(problem));
+      }
       String subject = user.subject();
       return Names.isExecutorId(subject) ? Future.succeededFuture(subject)
           : Future.failedFuture(new IllegalArgumentException("token subject is not a valid executor id"));
     });
+  }
+
+  /** Null when {@code exp} (seconds) bounds the token's life, else why not. */
+  static String lifetimeProblem(Object exp, long nowSeconds) {
+    if (!(exp instanceof Number n) || n.doubleValue() != Math.rint(n.doubleValue())) {
+      return "token has no exp claim: executor tokens must expire";
+    }
+    if (n.longValue() - nowSeconds > MAX_TTL_DAYS * DAY_SECONDS + EXP_SLACK_SECONDS) {
+      return "token expires more than " + MAX_TTL_DAYS + " days from now";
+    }
+    return null;
   }
 }

@@ -1,5 +1,6 @@
 package ax.config;
 
+import ax.bridge.BridgeLimits;
 import ax.ratelimit.RateLimitSpec;
 import ax.task.RetryBackoff;
 
@@ -42,7 +43,7 @@ public record AxConfig(
    * Remote executors: the bridge, token checking, health timing and routing. {@code jwtSecret} null =
    * no bridge (HTTP targets only); it must be at least 32 bytes.
    */
-  public record ExecutorSettings(String jwtSecret, String bridgeHost, int maxFrameBytes, long heartbeatMs,
+  public record ExecutorSettings(String jwtSecret, String bridgeHost, BridgeLimits bridgeLimits, long heartbeatMs,
                                  String routing, String routingOverrides, String zone, int readyQueueCap) {
     public boolean bridgeEnabled() {
       return jwtSecret != null;
@@ -131,6 +132,30 @@ public record AxConfig(
         r.string("AX_CLUSTER_HOST", "127.0.0.1"));
   }
 
+  /** What one executor connection may cost; the idle timeout must outlast the leader's OFFLINE verdict. */
+  private static BridgeLimits bridgeLimits(EnvReader r, long heartbeatMs) {
+    int maxFrame = r.intIn("AX_BRIDGE_MAX_FRAME_BYTES", BridgeLimits.DEFAULT_MAX_FRAME_BYTES, 1_024, 64 << 20);
+    long auth = r.longIn("AX_BRIDGE_AUTH_TIMEOUT_MS", BridgeLimits.DEFAULT_AUTH_TIMEOUT_MS, 100, 300_000);
+    long idle = r.longIn("AX_BRIDGE_IDLE_TIMEOUT_MS", BridgeLimits.defaultIdleTimeoutMs(heartbeatMs), 1_000,
+        86_400_000);
+    long minIdle = BridgeLimits.MIN_IDLE_HEARTBEATS * heartbeatMs;
+    if (idle < minIdle) {
+      throw new ConfigException("AX_BRIDGE_IDLE_TIMEOUT_MS (" + idle + ") must be at least "
+          + BridgeLimits.MIN_IDLE_HEARTBEATS + " x AX_EXECUTOR_HEARTBEAT_MS (" + minIdle
+          + "): a shorter one would cut executors that are merely slow to heartbeat");
+    }
+    int maxUnauthenticated = r.intIn("AX_BRIDGE_MAX_UNAUTHENTICATED", BridgeLimits.DEFAULT_MAX_UNAUTHENTICATED, 1,
+        1_000_000);
+    long preAuthFrame = Math.min(maxFrame, BridgeLimits.PRE_AUTH_MAX_FRAME_BYTES);
+    long buffer = r.longIn("AX_BRIDGE_UNAUTHENTICATED_BUFFER_BYTES",
+        BridgeLimits.DEFAULT_UNAUTHENTICATED_BUFFER_BYTES, 1_024, 1L << 32);
+    if (buffer < preAuthFrame) {
+      throw new ConfigException("AX_BRIDGE_UNAUTHENTICATED_BUFFER_BYTES (" + buffer + ") must be at least "
+          + preAuthFrame + " (the largest frame before authentication), or no register could ever arrive");
+    }
+    return new BridgeLimits(maxFrame, auth, idle, maxUnauthenticated, buffer);
+  }
+
   private static ExecutorSettings executors(EnvReader r) {
     String secret = r.string("AX_EXECUTOR_JWT_SECRET", null);
     if (secret != null && secret.getBytes(java.nio.charset.StandardCharsets.UTF_8).length < 32) {
@@ -140,10 +165,9 @@ public record AxConfig(
     if (!routing.equals("weighted_random") && !routing.equals("consistent_hash")) {
       throw new ConfigException("AX_ROUTING must be weighted_random or consistent_hash, not '" + routing + "'");
     }
-    return new ExecutorSettings(secret, r.string("AX_BRIDGE_HOST", "0.0.0.0"),
-        r.intIn("AX_BRIDGE_MAX_FRAME_BYTES", 1 << 20, 1_024, 64 << 20),
-        r.longIn("AX_EXECUTOR_HEARTBEAT_MS", 5_000, 100, 600_000),
-        routing, r.string("AX_ROUTING_OVERRIDES", ""), r.string("AX_ZONE", null),
+    long heartbeatMs = r.longIn("AX_EXECUTOR_HEARTBEAT_MS", 5_000, 100, 600_000);
+    return new ExecutorSettings(secret, r.string("AX_BRIDGE_HOST", "0.0.0.0"), bridgeLimits(r, heartbeatMs),
+        heartbeatMs, routing, r.string("AX_ROUTING_OVERRIDES", ""), r.string("AX_ZONE", null),
         r.intIn("AX_READY_QUEUE_CAP", 200_000, 1_000, 10_000_000));
   }
 }

@@ -8,6 +8,7 @@ import io.micrometer.core.instrument.Timer;
 
 import java.time.Duration;
 import java.util.concurrent.TimeUnit;
+import java.util.function.IntSupplier;
 import java.util.function.LongSupplier;
 
 /**
@@ -135,6 +136,20 @@ public final class AxMetrics {
   public void recordBridgeRefusal(String reason) {
     Counter.builder("ax_bridge_refused_total").description("bridge frames or connections refused")
         .tag("reason", reason).register(registry).increment();
+  }
+
+  /**
+   * The bridge's connections by state, and the heap bytes of partial frames the unauthenticated ones
+   * hold (bounded by {@code AX_BRIDGE_UNAUTHENTICATED_BUFFER_BYTES}).
+   */
+  public void gaugeBridge(IntSupplier unauthenticated, IntSupplier authenticated, LongSupplier unauthenticatedBytes) {
+    Gauge.builder("ax_bridge_connections", unauthenticated::getAsInt).tag("state", "unauthenticated")
+        .description("open executor bridge connections").register(registry);
+    Gauge.builder("ax_bridge_connections", authenticated::getAsInt).tag("state", "authenticated")
+        .description("open executor bridge connections").register(registry);
+    Gauge.builder("ax_bridge_unauthenticated_buffered_bytes", unauthenticatedBytes::getAsLong)
+        .description("heap bytes of partial frames held by connections that have not authenticated")
+        .register(registry);
   }
 
   /** A heartbeat or result from a session the leader no longer accepts (OFFLINE, replaced, stale). */

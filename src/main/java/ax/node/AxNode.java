@@ -271,7 +271,7 @@ public final class AxNode {
       return Future.succeededFuture("");
     }
     BridgeVerticle bridge = new BridgeVerticle(new BridgeVerticle.Settings(ex.bridgeHost(), config.bridgePort(),
-        ex.maxFrameBytes()), ExecutorTokens.verifier(vertx, ex.jwtSecret()), metrics);
+        ex.bridgeLimits()), ExecutorTokens.verifier(vertx, ex.jwtSecret()), metrics);
     return vertx.deployVerticle(bridge).onSuccess(id -> bridgeDeployment = id);
   }
 

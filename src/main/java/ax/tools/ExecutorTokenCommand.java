@@ -9,7 +9,9 @@ import java.util.Set;
 
 /**
  * {@code ax executor-token --executor-id ID [--ttl-days N]}: prints a token for an executor, signed with
- * {@code AX_EXECUTOR_JWT_SECRET} (the same secret the scheduler nodes verify with).
+ * {@code AX_EXECUTOR_JWT_SECRET} (the same secret the scheduler nodes verify with). It lives
+ * {@link ExecutorTokens#DEFAULT_TTL_DAYS} days unless told otherwise, at most
+ * {@link ExecutorTokens#MAX_TTL_DAYS}: the bridge refuses tokens that never expire or live longer.
  */
 public final class ExecutorTokenCommand {
   static final String SECRET_ENV = "AX_EXECUTOR_JWT_SECRET";
@@ -32,12 +34,13 @@ public final class ExecutorTokenCommand {
     }
     long ttlDays;
     try {
-      ttlDays = Long.parseLong(opts.getOrDefault("ttl-days", "365"));
+      ttlDays = Long.parseLong(opts.getOrDefault("ttl-days", Integer.toString(ExecutorTokens.DEFAULT_TTL_DAYS)));
     } catch (NumberFormatException e) {
       ttlDays = -1;
     }
-    if (ttlDays < 1 || ttlDays > 3650) {
-      System.err.println("executor-token: --ttl-days must be a whole number between 1 and 3650");
+    if (ttlDays < 1 || ttlDays > ExecutorTokens.MAX_TTL_DAYS) {
+      System.err.println("executor-token: --ttl-days must be a whole number between 1 and "
+          + ExecutorTokens.MAX_TTL_DAYS + " (default " + ExecutorTokens.DEFAULT_TTL_DAYS + ")");
       return 2;
     }
     String secret = env.get(SECRET_ENV);

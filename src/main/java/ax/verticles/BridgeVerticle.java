@@ -1,107 +1,142 @@
 package ax.verticles;
 
-import ax.bridge.BridgeAuth;
-import ax.bridge.FrameGate;
-import ax.protocol.ExecutorAddresses;
-import ax.protocol.Names;
+import ax.bridge.BridgeConnection;
+import ax.bridge.BridgeLimits;
+import ax.bridge.BridgeSession;
+import ax.bridge.LogThrottle;
+import ax.bridge.UnauthenticatedBudget;
 import ax.metrics.AxMetrics;
+import ax.protocol.ExecutorAddresses;
 import io.vertx.core.Future;
 import io.vertx.core.VerticleBase;
-import io.vertx.core.net.NetClientOptions;
+import io.vertx.core.buffer.Buffer;
+import io.vertx.core.json.JsonObject;
 import io.vertx.core.net.NetServer;
 import io.vertx.core.net.NetServerOptions;
+import io.vertx.core.net.NetSocket;
 import io.vertx.ext.auth.jwt.JWTAuth;
-import io.vertx.ext.bridge.BridgeOptions;
-import io.vertx.ext.bridge.PermittedOptions;
-import io.vertx.ext.eventbus.bridge.tcp.TcpEventBusBridge;
 
-import java.io.IOException;
-import java.net.InetAddress;
-import java.net.ServerSocket;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.Set;
+import java.util.function.LongSupplier;
 import java.util.logging.Logger;
-import java.util.regex.Pattern;
 
 /**
- * Every node serves executors (ARCHITECTURE "Cluster"): the public port is a {@link FrameGate} that
- * checks each frame, in front of a Vert.x TCP event-bus bridge on a loopback port. The bridge lets
- * executors send only to {@link ExecutorAddresses#INBOUND} and subscribe only to inboxes, and its hook
- * ({@link BridgeAuth}) authenticates and stamps every frame. Through the clustered event bus an
- * executor's messages reach the leader whichever node it is connected to, and the leader's dispatches
- * reach the executor's inbox here.
+ * Every node serves executors (ARCHITECTURE "Cluster") on one TCP port, bound to {@code AX_BRIDGE_HOST}.
+ * The event-bus bridge protocol is handled here, in-process: each connection is a {@link BridgeConnection}
+ * that checks every frame, authenticates the executor and stamps what it sends (see {@code BridgeSession})
+ * before anything reaches the event bus. There is no second, internal bridge port: it would have been a
+ * way around those checks for any local process. Through the clustered event bus an executor's messages
+ * reach the leader whichever node it is connected to ({@link ExecutorAddresses}), and the leader's
+ * dispatches reach the executor's inbox here.
+ *
+ * <p>This verticle owns the connections: it admits them against the node's {@link UnauthenticatedBudget}
+ * and sweeps their deadlines (authentication, idle) a few times per timeout.
  */
 public final class BridgeVerticle extends VerticleBase {
   private static final Logger LOG = Logger.getLogger(BridgeVerticle.class.getName());
-  private static final String LOOPBACK = "127.0.0.1";
 
-  private final String bindHost;
-  private final int port;
-  private final int maxFrameBytes;
+  private final Settings settings;
   private final JWTAuth tokens;
   private final AxMetrics metrics;
-  private TcpEventBusBridge bridge;
-  private NetServer gate;
+  /** Monotonic milliseconds: deadlines must not move when the wall clock does. */
+  private final LongSupplier clock = () -> System.nanoTime() / 1_000_000;
+  private final Set<BridgeConnection> connections = new HashSet<>();
+  /** Anyone can present a bad token; one log line per 10 s is enough, the counter has the rest. */
+  private final LogThrottle tokenLog = new LogThrottle(10_000);
+  private UnauthenticatedBudget budget;
+  private NetServer server;
+  private long sweeper = -1;
 
   /**
-   * @param bindHost      the interface the public bridge port listens on
-   * @param port          the public bridge port; 0 picks a free one
-   * @param maxFrameBytes the largest frame an executor may send
+   * @param bindHost the interface the bridge listens on
+   * @param port     the bridge port; 0 picks a free one
+   * @param limits   what one connection may cost and for how long
    */
-  public record Settings(String bindHost, int port, int maxFrameBytes) {
+  public record Settings(String bindHost, int port, BridgeLimits limits) {
     public Settings {
-      if (bindHost == null || port < 0 || port > 65_535 || maxFrameBytes < 2) {
-        throw new IllegalArgumentException("bridge settings out of range: " + this);
+      if (bindHost == null || port < 0 || port > 65_535 || limits == null) {
+        throw new IllegalArgumentException("bridge settings out of range: " + bindHost + ":" + port);
       }
     }
   }
 
   public BridgeVerticle(Settings settings, JWTAuth tokens, AxMetrics metrics) {
-    this.bindHost = settings.bindHost();
-    this.port = settings.port();
-    this.maxFrameBytes = settings.maxFrameBytes();
+    this.settings = settings;
     this.tokens = tokens;
     this.metrics = metrics;
   }
 
-  static BridgeOptions permissions() {
-    BridgeOptions o = new BridgeOptions();
-    for (String address : ExecutorAddresses.INBOUND) {
-      o.addInboundPermitted(new PermittedOptions().setAddress(address));
-    }
-    return o.addOutboundPermitted(new PermittedOptions()
-        .setAddressRegex(Pattern.quote(ExecutorAddresses.INBOX_PREFIX) + "[A-Za-z0-9._:-]{1," + Names.EXECUTOR_ID_MAX + "}"));
-  }
-
   @Override
-  public Future<?> start() throws IOException {
-    BridgeAuth auth = new BridgeAuth(vertx, tokens, reason -> metrics.recordBridgeRefusal(reason));
-    int internalPort = freeLoopbackPort();
-    bridge = TcpEventBusBridge.create(vertx, permissions(), new NetServerOptions().setTcpNoDelay(true), auth::handle);
-    FrameGate frameGate = new FrameGate(vertx.createNetClient(new NetClientOptions().setTcpNoDelay(true)),
-        LOOPBACK, internalPort, maxFrameBytes, reason -> metrics.recordBridgeRefusal(reason));
-    return bridge.listen(internalPort, LOOPBACK)
-        .compose(b -> vertx.createNetServer(new NetServerOptions().setTcpNoDelay(true).setHost(bindHost))
-            .connectHandler(frameGate::accept)
-            .listen(port))
-        .onSuccess(server -> {
-          gate = server;
-          LOG.info("executor bridge on " + bindHost + ":" + server.actualPort());
+  public Future<?> start() {
+    BridgeLimits limits = settings.limits();
+    budget = new UnauthenticatedBudget(limits.maxUnauthenticated(), limits.unauthenticatedBufferBytes());
+    metrics.gaugeBridge(() -> budget.connections(), () -> connections.size() - budget.connections(),
+        () -> budget.bytes());
+    sweeper = vertx.setPeriodic(sweepIntervalMs(limits), id -> sweep());
+    // listen(port) alone would bind every interface whatever the options say: give the host explicitly.
+    return vertx.createNetServer(new NetServerOptions().setTcpNoDelay(true))
+        .connectHandler(this::accept)
+        .listen(settings.port(), settings.bindHost())
+        .onSuccess(s -> {
+          server = s;
+          LOG.info("executor bridge on " + settings.bindHost() + ":" + s.actualPort());
         });
   }
 
+  /** Deadlines are checked a few times per timeout, at most once a second. */
+  static long sweepIntervalMs(BridgeLimits limits) {
+    return Math.max(10, Math.min(1_000, Math.min(limits.authTimeoutMs(), limits.idleTimeoutMs()) / 4));
+  }
+
+  private void accept(NetSocket socket) {
+    if (!budget.admit()) {
+      metrics.recordBridgeRefusal("too_many_connections");
+      Buffer json = new JsonObject().put("type", "err").put("message", BridgeSession.BUSY).toBuffer();
+      socket.end(Buffer.buffer(json.length() + 4).appendInt(json.length()).appendBuffer(json));
+      return;
+    }
+    BridgeConnection c = new BridgeConnection(vertx, socket, tokens, settings.limits(), budget, clock,
+        new BridgeConnection.Owner() {
+          @Override
+          public void refused(String reason) {
+            metrics.recordBridgeRefusal(reason);
+          }
+
+          @Override
+          public void tokenRefused(String remote, String why) {
+            long heldBack = tokenLog.admit(clock.getAsLong());
+            if (heldBack >= 0) {
+              LOG.info("bridge: refused the token of a connection from " + remote + ": " + why
+                  + (heldBack > 0 ? " (and " + heldBack + " more since the last such line)" : ""));
+            }
+          }
+
+          @Override
+          public void closed(BridgeConnection connection) {
+            connections.remove(connection);
+          }
+        });
+    connections.add(c);
+    c.start();
+  }
+
+  private void sweep() {
+    long now = clock.getAsLong();
+    for (BridgeConnection c : new ArrayList<>(connections)) {
+      c.tick(now);
+    }
+  }
+
   public int actualPort() {
-    return gate == null ? -1 : gate.actualPort();
+    return server == null ? -1 : server.actualPort();
   }
 
   @Override
   public Future<?> stop() {
-    Future<Void> g = gate == null ? Future.succeededFuture() : gate.close();
-    return g.eventually(() -> bridge == null ? Future.succeededFuture() : bridge.close());
-  }
-
-  /** The bridge API cannot report the port it bound, so we pick a free one first. */
-  private static int freeLoopbackPort() throws IOException {
-    try (ServerSocket s = new ServerSocket(0, 1, InetAddress.getByName(LOOPBACK))) {
-      return s.getLocalPort();
-    }
+    vertx.cancelTimer(sweeper);
+    new ArrayList<>(connections).forEach(BridgeConnection::close);
+    return server == null ? Future.succeededFuture() : server.close();
   }
 }

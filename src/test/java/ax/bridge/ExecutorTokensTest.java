@@ -3,6 +3,8 @@ package ax.bridge;
 import ax.protocol.TokenClaims;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -88,5 +90,46 @@ class ExecutorTokensTest {
   @Test
   void aNonPositiveTtlIsRefused() {
     assertThrows(IllegalArgumentException.class, () -> ExecutorTokens.mint(vertx, SECRET, "ex-1", 0));
+  }
+
+  @Test
+  void noTokenIsMintedForLongerThanAYear() {
+    long year = ExecutorTokens.MAX_TTL_DAYS * 86_400L;
+
+    assertEquals("ex-1", TokenClaims.unverifiedSubject(ExecutorTokens.mint(vertx, SECRET, "ex-1", year)));
+    assertThrows(IllegalArgumentException.class, () -> ExecutorTokens.mint(vertx, SECRET, "ex-1", year + 1));
+  }
+
+  @Test
+  void aCorrectlySignedTokenWithoutExpIsRefused() {
+    JWTAuth signer = ExecutorTokens.verifier(vertx, SECRET);
+    String forever = signer.generateToken(new JsonObject().put("sub", "ex-1"),
+        new JWTOptions().setAlgorithm("HS256").setIssuer(ExecutorTokens.ISSUER)
+            .setAudience(List.of(ExecutorTokens.AUDIENCE)));
+
+    assertTrue(refusal(SECRET, forever).contains("no exp"));
+  }
+
+  @Test
+  void aCorrectlySignedTokenThatLivesTenYearsIsRefused() {
+    JWTAuth signer = ExecutorTokens.verifier(vertx, SECRET);
+    long now = System.currentTimeMillis() / 1000;
+    String decade = signer.generateToken(new JsonObject().put("sub", "ex-1").put("exp", now + 3_650 * 86_400L),
+        new JWTOptions().setAlgorithm("HS256").setIssuer(ExecutorTokens.ISSUER)
+            .setAudience(List.of(ExecutorTokens.AUDIENCE)));
+
+    assertTrue(refusal(SECRET, decade).contains("more than 365 days"));
+  }
+
+  @Test
+  void theLifetimeBoundAllowsADayOfClockDifferenceAndNoMore() {
+    long now = 1_800_000_000L;
+    long year = ExecutorTokens.MAX_TTL_DAYS * 86_400L;
+
+    assertNull(ExecutorTokens.lifetimeProblem(now + year + 86_400, now));
+    assertNotNull(ExecutorTokens.lifetimeProblem(now + year + 86_401, now));
+    assertNotNull(ExecutorTokens.lifetimeProblem("1900000000", now), "exp must be a number");
+    assertNotNull(ExecutorTokens.lifetimeProblem(now + 0.5, now), "exp must be whole seconds");
+    assertNull(ExecutorTokens.lifetimeProblem(now + 60, now));
   }
 }

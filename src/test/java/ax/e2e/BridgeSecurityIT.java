@@ -11,6 +11,7 @@ import java.nio.charset.StandardCharsets;
 import java.util.Map;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -42,6 +43,21 @@ class BridgeSecurityIT {
     return new JsonObject().put("type", "send").put("address", "ax.exec.register").put("replyAddress", "r1")
         .put("headers", headers).put("body", new JsonObject().put("executor_id", executorId)
             .put("processors", new JsonArray().add("echo")).put("capacity", new JsonObject().put("default", 2)));
+  }
+
+  /**
+   * Findings 1 and 4 of the review: the bridge listened on every interface whatever AX_BRIDGE_HOST
+   * said, and an internal loopback port without frame checks stood behind it. The node now listens on
+   * its API port and its bridge port only, the bridge on the configured address.
+   */
+  @Test
+  void theNodeListensOnItsApiAndBridgePortsOnlyAndTheBridgeOnTheConfiguredHost() throws Exception {
+    AxProcess node = cluster.nodes.get(0);
+
+    Map<Integer, String> listening = ListeningSockets.of(node.pid());
+
+    assertEquals(java.util.Set.of(node.port, bridge), listening.keySet(), listening::toString);
+    assertEquals("127.0.0.1", listening.get(bridge), "AX_BRIDGE_HOST=127.0.0.1");
   }
 
   @Test
@@ -101,6 +117,66 @@ class BridgeSecurityIT {
       c.send(new JsonObject().put("type", "ping"));
       assertEquals("pong", c.read().getString("type"));
     }
+  }
+
+  /**
+   * Finding 6 of the review: a malformed message from an authenticated executor once got no answer and
+   * an unhandled exception on the leader. Every one below must be answered — an err frame at its reply
+   * address with failureCode 400, or (for a batch whose items are broken) a refusal by id — and the node
+   * must log nothing SEVERE.
+   */
+  @Test
+  void everyMalformedExecutorMessageIsAnsweredAndTheNodeLogsNoSevere() throws Exception {
+    Object[][] cases = {
+        {"ax.exec.register", "x"},
+        {"ax.exec.register", new JsonArray()},
+        {"ax.exec.register", null},
+        {"ax.exec.register", new JsonObject().put("executor_id", "ex-m")},
+        {"ax.exec.register", new JsonObject().put("executor_id", "ex-m").put("processors", "echo")},
+        {"ax.exec.register", new JsonObject().put("executor_id", "ex-m").put("processors", new JsonArray().add(7))},
+        {"ax.exec.register", new JsonObject().put("executor_id", "ex-m").put("processors", new JsonArray().add("echo"))
+            .put("capacity", new JsonObject().put("high", -1))},
+        {"ax.exec.register", new JsonObject().put("executor_id", "ex-m").put("processors", new JsonArray().add("echo"))
+            .put("buffer", 1e12)},
+        {"ax.exec.heartbeat", 7},
+        {"ax.exec.heartbeat", new JsonObject().put("free_threads", -1)},
+        {"ax.exec.heartbeat", new JsonObject().put("backlog", "many")},
+        {"ax.exec.result", null},
+        {"ax.exec.result", "x"},
+        {"ax.exec.result", new JsonObject().put("results", "x")},
+        {"ax.exec.result", new JsonObject().put("results", new JsonObject())},
+        {"ax.exec.result", new JsonObject().put("results", new JsonArray().add(1))},
+        {"ax.exec.result", new JsonObject().put("results", new JsonArray().add(new JsonObject()
+            .put("task_id", "not-a-number").put("attempt", 1).put("status", "SUCCESS")))},
+        {"ax.exec.result", new JsonObject().put("results", new JsonArray().add(new JsonObject()
+            .put("task_id", "1").put("attempt", 0).put("status", "MAYBE")))},
+        {"ax.exec.drain", "x"},
+        {"ax.exec.drain", new JsonArray().add(1)},
+    };
+    try (BridgeClient c = new BridgeClient(bridge)) {
+      c.send(register("ex-m", AxCluster.token("ex-m")).put("body", new JsonObject().put("executor_id", "ex-m")
+          .put("processors", new JsonArray().add("echo"))));
+      assertEquals("message", c.read().getString("type"));
+      for (int i = 0; i < cases.length; i++) {
+        String replyAddress = "m" + i;
+        c.send(new JsonObject().put("type", "send").put("address", cases[i][0]).put("replyAddress", replyAddress)
+            .put("body", cases[i][1]));
+        JsonObject answer = c.read();
+        String what = cases[i][0] + " " + cases[i][1] + " -> " + answer;
+        assertNotNull(answer, what);
+        assertEquals(replyAddress, answer.getString("address"), what);
+        if ("err".equals(answer.getString("type"))) {
+          assertEquals(400, answer.getInteger("failureCode"), what);
+        } else {
+          assertEquals(new JsonArray(), answer.getJsonObject("body").getJsonArray("applied"), what);
+          assertEquals(1, answer.getJsonObject("body").getJsonArray("refused").size(), what);
+        }
+      }
+      c.send(new JsonObject().put("type", "ping"));
+      assertEquals("pong", c.read().getString("type"), "the connection is still served");
+    }
+    String log = cluster.nodes.get(0).output();
+    assertFalse(log.contains("SEVERE"), () -> "the node logged SEVERE:\n" + log);
   }
 
   @Test

@@ -5,25 +5,24 @@ import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import ax.bridge.BridgeLimits;
+import ax.bridge.ExecutorTokens;
+import ax.metrics.AxMetrics;
 import ax.protocol.ExecutorAddresses;
+import ax.verticles.BridgeVerticle;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import io.vertx.core.Vertx;
 import io.vertx.core.eventbus.DeliveryOptions;
 import io.vertx.core.json.JsonArray;
 import io.vertx.core.json.JsonObject;
-import io.vertx.core.net.NetServerOptions;
-import io.vertx.ext.bridge.BridgeOptions;
-import io.vertx.ext.bridge.PermittedOptions;
-import io.vertx.ext.eventbus.bridge.tcp.TcpEventBusBridge;
 import java.io.BufferedReader;
 import java.io.File;
 import java.io.IOException;
 import java.io.InputStreamReader;
-import java.net.ServerSocket;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
-import java.util.Base64;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -41,18 +40,17 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * Runs the Python example executor (examples/python-executor/ax_executor.py) against a real Vert.x TCP
- * event-bus bridge, with test consumers standing in for the scheduler. It proves the Python side
- * speaks the frames of the executor protocol (docs/executor-protocol.md) as Vert.x actually parses them: register with a
- * token header, subscribe, heartbeat, answer dispatch requests, batch results, drain on SIGTERM, and
- * recover from a 410 heartbeat, an unanswered result batch and a lost connection.
- *
- * <p>The stand-in consumers accept any token: checking the JWT is the server's bridge hook, which is
- * tested with the server. Here the token only has to be JWT-shaped so the executor can read its id.
+ * Runs the Python example executor (examples/python-executor/ax_executor.py) against the scheduler's own
+ * bridge ({@link BridgeVerticle}: frame checks, token, stamping), with test consumers standing in for the
+ * leader. It proves the Python side speaks the frames of the executor protocol
+ * (docs/executor-protocol.md) as the node actually reads them: register with a token header, subscribe,
+ * heartbeat, answer dispatch requests, batch results, drain on SIGTERM, and recover from a 410
+ * heartbeat, an unanswered result batch and a lost connection.
  */
 class PythonExecutorBridgeTest {
 
   private static final String EXECUTOR_ID = "ex-py-test";
+  private static final String SECRET = "python-bridge-test-secret-0123456789abcdef";
   private static final String TASK_A = "7421394872192303104"; // beyond 2^53: must stay an exact string
   private static final String TASK_B = "7421394872192303105";
   private static final long WAIT_SECONDS = 20;
@@ -149,14 +147,14 @@ class PythonExecutorBridgeTest {
 
   @Test
   void pythonExecutorMovesToTheNextServerWhenItsConnectionDrops() throws Exception {
-    TcpEventBusBridge first = TcpEventBusBridge.create(vertx, bridgeOptions(), new NetServerOptions().setHost("127.0.0.1"));
-    int firstPort = freePort();
-    first.listen(firstPort).await();
+    BridgeVerticle first = bridge();
+    String firstDeployment = vertx.deployVerticle(first).await();
+    int firstPort = first.actualPort();
     int secondPort = startBridge();
     launchPython(firstPort, secondPort);
     assertTrue(awaitRegistered().contains("127.0.0.1:" + firstPort));
 
-    first.close().await(); // closes its connections too
+    vertx.undeploy(firstDeployment).await(); // closes its connections too
     String again = awaitRegistered();
     assertTrue(again.contains("127.0.0.1:" + secondPort), again);
     awaitHeartbeat();
@@ -169,17 +167,14 @@ class PythonExecutorBridgeTest {
   // ---- steps --------------------------------------------------------------------------------------
 
   private int startBridge() throws Exception {
-    int port = freePort();
-    TcpEventBusBridge.create(vertx, bridgeOptions(), new NetServerOptions().setHost("127.0.0.1")).listen(port).await();
-    return port;
+    BridgeVerticle bridge = bridge();
+    vertx.deployVerticle(bridge).await();
+    return bridge.actualPort();
   }
 
-  /** Permitted lists built from the same constants the server uses. */
-  private static BridgeOptions bridgeOptions() {
-    BridgeOptions options = new BridgeOptions()
-        .addOutboundPermitted(new PermittedOptions().setAddressRegex(Pattern.quote(ExecutorAddresses.INBOX_PREFIX) + ".+"));
-    ExecutorAddresses.INBOUND.forEach(a -> options.addInboundPermitted(new PermittedOptions().setAddress(a)));
-    return options;
+  private BridgeVerticle bridge() {
+    return new BridgeVerticle(new BridgeVerticle.Settings("127.0.0.1", 0, BridgeLimits.defaults(500)),
+        ExecutorTokens.verifier(vertx, SECRET), new AxMetrics(new SimpleMeterRegistry()));
   }
 
   private void launchPython(int... ports) throws IOException {
@@ -190,7 +185,7 @@ class PythonExecutorBridgeTest {
       servers.add("127.0.0.1:" + port);
     }
     python = new ProcessBuilder("python3", "examples/python-executor/ax_executor.py",
-        "--servers", String.join(",", servers), "--token", unsignedToken(EXECUTOR_ID),
+        "--servers", String.join(",", servers), "--token", ExecutorTokens.mint(vertx, SECRET, EXECUTOR_ID, 600),
         "--processors", "echo,noop,fail", "--record", record.toString())
         .redirectError(stderr.toFile())
         .start();
@@ -315,23 +310,8 @@ class PythonExecutorBridgeTest {
 
   // ---- helpers ------------------------------------------------------------------------------------
 
-  /** JWT-shaped, unsigned: the stand-in accepts any token; the executor only reads its subject. */
-  private static String unsignedToken(String subject) {
-    Base64.Encoder b64 = Base64.getUrlEncoder().withoutPadding();
-    String header = b64.encodeToString("{\"alg\":\"HS256\",\"typ\":\"JWT\"}".getBytes(StandardCharsets.UTF_8));
-    String payload = b64.encodeToString(new JsonObject().put("sub", subject).put("aud", "ax-executor").encode()
-        .getBytes(StandardCharsets.UTF_8));
-    return header + "." + payload + ".test-signature";
-  }
-
   private static String sessionOf(String registeredLine) {
     return registeredLine.substring(registeredLine.lastIndexOf(' ') + 1);
-  }
-
-  private static int freePort() throws IOException {
-    try (ServerSocket socket = new ServerSocket(0)) {
-      return socket.getLocalPort();
-    }
   }
 
   private static boolean onPath(String command) {
