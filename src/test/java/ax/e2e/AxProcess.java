@@ -130,10 +130,6 @@ final class AxProcess implements AutoCloseable {
     return process.isAlive();
   }
 
-  long pid() {
-    return process.pid();
-  }
-
   static Map<String, String> env(String... kv) {
     Map<String, String> m = new HashMap<>();
     for (int i = 0; i < kv.length; i += 2) {

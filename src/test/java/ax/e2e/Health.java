@@ -12,7 +12,9 @@ import java.util.regex.Pattern;
 
 /** GET /health of a node; an unreachable node reads as {@code {"status":"DOWN"}}. */
 final class Health {
-  private static final HttpClient HTTP = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(2)).build();
+  // HTTP/1.1: the API speaks nothing else (no h2c), and an upgrade offer on every request is noise
+  private static final HttpClient HTTP = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1)
+      .connectTimeout(Duration.ofSeconds(2)).build();
 
   private Health() {
   }
@@ -26,8 +28,14 @@ final class Health {
   }
 
   static String metrics(int port) throws Exception {
-    return HTTP.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + "/metrics"))
-        .timeout(Duration.ofSeconds(5)).build(), HttpResponse.BodyHandlers.ofString()).body();
+    HttpRequest get = HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + "/metrics"))
+        .timeout(Duration.ofSeconds(5)).build();
+    try {
+      return HTTP.send(get, HttpResponse.BodyHandlers.ofString()).body();
+    } catch (java.io.IOException closedUnderUs) {
+      // a pooled keep-alive connection the node closed as we reused it (idle for 60 s): once more
+      return HTTP.send(get, HttpResponse.BodyHandlers.ofString()).body();
+    }
   }
 
   /** One series of a node's /metrics ({@code labels} as written there, e.g. {@code cause="x"}); 0 when absent. */
