@@ -63,10 +63,15 @@ public final class RequestGuards implements SecurityPolicyHandler {
     }
     boolean chunked = transferEncoding != null;
     boolean hasBody = chunked || (length != null && !"0".equals(length.trim()));
-    if (hasBody && !isJson(req.getHeader("content-type"))) {
+    String contentType = req.getHeader("content-type");
+    if (hasBody && !isJson(contentType)) {
       new Problem(415, "unsupported_media_type", "Unsupported media type",
           "send the body as application/json").sendAndClose(ctx);
       return;
+    }
+    if (contentType != null && isJson(contentType) && !contentType.startsWith("application/json")) {
+      // media types are case-insensitive (RFC 9110 8.3.1); the schema validator compares them exactly
+      req.headers().set("content-type", contentType.toLowerCase(Locale.ROOT).trim());
     }
     ctx.next();
   }

@@ -118,14 +118,18 @@ public final class HttpTargetInvoker {
         result.tryComplete(new Outcome(false, null, "no response within timeout_ms=" + task.timeoutMs(), true)));
     client.request(options)
         .compose(req -> {
+          // Failures reach us through send()'s future and the response's handlers; without this a
+          // reset (our timeout) is reported again by Vert.x as an unhandled exception.
+          req.exceptionHandler(e -> { });
+          if (result.future().isComplete()) { // timed out while connecting: never send it
+            req.reset();
+            return Future.failedFuture("timed out before the request was sent");
+          }
           result.future().onComplete(done -> {
             if (done.result() != null && done.result().timedOut()) {
               req.reset(); // give the connection back; the receiver sees the request aborted
             }
           });
-          // Failures reach us through send()'s future and the response's handlers; without this a reset
-          // after the response began (our timeout) is reported again as an unhandled exception.
-          req.exceptionHandler(e -> { });
           return req.send(Buffer.buffer(body));
         })
         .compose(this::readLimited)

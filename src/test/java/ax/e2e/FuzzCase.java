@@ -45,6 +45,12 @@ record FuzzCase(String what, String operation, String method, String path, Strin
         expect.and(e), items);
   }
 
+  /** As {@link #withFraming}, but the framing decides the expectation alone (what came before no longer applies). */
+  FuzzCase withFramingInstead(RawHttp.Framing f, String more, Expect e) {
+    return new FuzzCase(what + "; " + more, operation, method, path, query, body, f, contentType, headers, signing, e,
+        items);
+  }
+
   FuzzCase withContentType(String ct, Expect e) {
     return new FuzzCase(what + "; content-type " + (ct == null ? "(none)" : "'" + ct + "'"), operation, method, path,
         query, body, framing, ct, headers, signing, expect.and(e), items);

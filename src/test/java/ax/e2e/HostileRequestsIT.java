@@ -292,6 +292,30 @@ class HostileRequestsIT {
     assertEquals(plus.raw().body(), encoded.raw().body());
   }
 
+  // ---- found by the long fuzz run: a timeout of a few milliseconds reset requests Vert.x then logged SEVERE
+
+  @Test
+  void timeoutsOfAFewMillisecondsFailTheTaskQuietly() throws Exception {
+    List<String> ids = new java.util.ArrayList<>();
+    for (int timeout : new int[] {1, 2, 3, 5, 10, 1, 2, 3, 5, 10}) {
+      ApiClient.Reply r = api.post(TASKS, "{\"task_type\":\"hostile.slow\",\"callback_url\":\"" + receiver.url()
+          + "\",\"timeout_ms\":" + timeout + ",\"max_retry\":0}");
+      assertEquals(201, r.status(), r.raw().body());
+      ids.add(r.body().getString("task_id"));
+    }
+    long deadline = System.currentTimeMillis() + 20_000;
+    for (String id : ids) {
+      JsonObject t;
+      do {
+        Thread.sleep(100);
+        t = api.get(TASKS + "/" + id).body();
+      } while (!"FAILED".equals(t.getString("status")) && System.currentTimeMillis() < deadline);
+      assertEquals("FAILED", t.getString("status"), t.encode());
+      assertTrue(t.getString("error").startsWith("no response within timeout_ms"), t.encode());
+    }
+    // the SEVERE check is stop()'s, for everything this class sent
+  }
+
   // ---- finding 8: a restarted node must not forget which requests it has seen
 
   @Test
