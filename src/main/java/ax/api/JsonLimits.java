@@ -170,7 +170,13 @@ final class JsonLimits {
    * {@code 1e100000} is 8 bytes in and 100 001 out, for every read and every dispatch.
    */
   private static BigDecimal decimal(JsonParser p, List<Flaw> flaws) throws IOException {
-    BigDecimal d = p.getDecimalValue();
+    BigDecimal d;
+    try {
+      d = p.getDecimalValue();
+    } catch (NumberFormatException | ArithmeticException beyondADecimal) { // 1e40018446744073709551621
+      flaws.add(new Flaw(pointer(p), "a number whose exponent no decimal can hold"));
+      return BigDecimal.ZERO;
+    }
     long digits = d.precision();
     long scale = d.scale();
     long written = scale <= 0 ? digits - scale : scale < digits ? digits + 1 : scale + 2;

@@ -85,8 +85,8 @@ public final class StoredJson {
         t = p.nextToken();
       }
       return true;
-    } catch (IOException e) { // not JSON, too deep, a number too long for the parser
-      return false;
+    } catch (IOException | NumberFormatException | ArithmeticException e) {
+      return false; // not JSON, too deep, a number too long or with an exponent no decimal holds
     }
   }
 

@@ -82,6 +82,9 @@ class TaskRequestParserTest {
     assertEquals("[0.1000000000000000000001,1" + "0".repeat(400) + ",0.0]",
         parse("{" + TARGET + ",\"payload\":[0.1000000000000000000001,1e400,-0.0]}").payloadJson());
     assertTrue(refusal("{" + TARGET + ",\"payload\":[1e100000]}").startsWith("payload.0: a number 100001 characters"));
+    // found by RequestParsingPropertiesTest in a CI run: an exponent beyond an int escaped as a 500
+    assertTrue(refusal("{" + TARGET + ",\"payload\":1e40018446744073709551621}").startsWith("payload: a number whose"));
+    assertTrue(refusal("{" + TARGET + ",\"priority\":1e40018446744073709551621}").startsWith("priority: a number whose"));
   }
 
   @Test

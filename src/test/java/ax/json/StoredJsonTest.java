@@ -46,6 +46,7 @@ class StoredJsonTest {
     assertFalse(StoredJson.isStorable(deep));
     assertEquals('"' + deep + '"', StoredJson.storable(deep));
     assertFalse(StoredJson.isStorable("1e100000"));
+    assertEquals("\"1e40018446744073709551621\"", StoredJson.storable("1e40018446744073709551621"));
   }
 
   @Test
