@@ -148,6 +148,32 @@ final class AxCluster implements AutoCloseable {
     throw new AssertionError(sql + " = " + n + ", expected " + expected + " within " + timeoutMs + " ms" + logs);
   }
 
+  /** The task's row and attempts as text, for a failure message that explains itself. */
+  String describeTask(String id) {
+    try {
+      return rowsAsText("SELECT task_id, status, attempt, executor_id, retry_count, next_trigger_time, lease_deadline,"
+          + " updated_at FROM tasks WHERE task_id = " + Long.parseLong(id))
+          + rowsAsText("SELECT attempt, executor_id, outcome, error FROM task_attempts WHERE task_id = "
+          + Long.parseLong(id) + " ORDER BY attempt");
+    } catch (Exception e) {
+      return "(could not read task " + id + ": " + e + ")";
+    }
+  }
+
+  private String rowsAsText(String sql) throws Exception {
+    StringBuilder out = new StringBuilder();
+    try (Connection c = pg.connect(); ResultSet rs = c.createStatement().executeQuery(sql)) {
+      int columns = rs.getMetaData().getColumnCount();
+      while (rs.next()) {
+        out.append("\n ");
+        for (int i = 1; i <= columns; i++) {
+          out.append(' ').append(rs.getMetaData().getColumnLabel(i)).append('=').append(rs.getString(i));
+        }
+      }
+    }
+    return out.length() == 0 ? "\n  (no rows: " + sql + ")" : out.toString();
+  }
+
   @Override
   public void close() throws Exception {
     for (AxProcess p : nodes) {

@@ -62,7 +62,7 @@ class ExecutorIT {
         sleeps.add(task("sleep", new JsonObject().put("ms", 20_000)));
       }
       submitAll(api, sleeps);
-      ax.awaitCount("SELECT count(*) FROM tasks WHERE processor = 'sleep' AND status = 'RUNNING'", 9, 20_000);
+      busy.awaitStarted(9, Duration.ofSeconds(20));
 
       List<JsonObject> echoes = new ArrayList<>();
       for (int i = 0; i < 400; i++) {
@@ -97,11 +97,14 @@ class ExecutorIT {
          ExecutorProcess b = ExecutorProcess.java("exec-b", AxCluster.token("exec-b"), ax.servers(), "sleep")) {
       ApiClient api = ax.api(0);
       String id = submitAll(api, List.of(task("sleep", new JsonObject().put("ms", 8_000)))).get(0);
-      ax.awaitCount("SELECT count(*) FROM tasks WHERE status = 'RUNNING'", 1, 20_000);
-      long deadline = System.currentTimeMillis() + 10_000;
+      // Wait for an executor to have started it, not for RUNNING: RUNNING is informative and its write
+      // skips a row another statement holds (ExecutionStore.ACK), so a run can go DISPATCHING → SUCCESS.
+      long deadline = System.currentTimeMillis() + 20_000;
       while (a.countsByTask().isEmpty() && b.countsByTask().isEmpty() && System.currentTimeMillis() < deadline) {
         Thread.sleep(50);
       }
+      assertTrue(a.countsByTask().containsKey(id) || b.countsByTask().containsKey(id),
+          "no executor started task " + id + " within 20 s: " + ax.describeTask(id));
       ExecutorProcess doomed = a.countsByTask().containsKey(id) ? a : b;
       ExecutorProcess survivor = doomed == a ? b : a;
       doomed.killHard(); // mid-task: 8 s of sleep left
@@ -123,7 +126,7 @@ class ExecutorIT {
          ExecutorProcess paused = ExecutorProcess.java("paused", AxCluster.token("paused"), ax.servers(), "sleep")) {
       ApiClient api = ax.api(0);
       String id = submitAll(api, List.of(task("sleep", new JsonObject().put("ms", 5_000)))).get(0);
-      ax.awaitCount("SELECT count(*) FROM tasks WHERE status = 'RUNNING'", 1, 20_000);
+      paused.awaitStarted(1, Duration.ofSeconds(20));
       paused.signal("STOP");
       try (ExecutorProcess other = ExecutorProcess.java("other", AxCluster.token("other"), ax.servers(), "sleep")) {
         ax.awaitCount("SELECT count(*) FROM tasks WHERE status = 'SUCCESS'", 1, 30_000);

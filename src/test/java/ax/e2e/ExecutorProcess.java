@@ -114,6 +114,21 @@ final class ExecutorProcess implements AutoCloseable {
     return out;
   }
 
+  /**
+   * Waits until this executor has started {@code n} distinct tasks. Tests wait for this rather than for
+   * RUNNING rows: RUNNING is informative and its write may skip a row (ExecutionStore.ACK).
+   */
+  void awaitStarted(int n, Duration timeout) throws Exception {
+    long deadline = System.currentTimeMillis() + timeout.toMillis();
+    while (countsByTask().size() < n) {
+      if (System.currentTimeMillis() > deadline) {
+        throw new AssertionError(executorId + " started " + countsByTask().size() + " tasks, expected " + n
+            + " within " + timeout + "\n--- executor log ---\n" + output());
+      }
+      Thread.sleep(50);
+    }
+  }
+
   String output() {
     try {
       return Files.readString(log);
