@@ -51,10 +51,10 @@ start=$(date +%s)
 setsid bash -c "set -euo pipefail -x; $recipe" > "$work/recipe.log" 2>&1 &
 group=$!
 rc=0
-# A generous bound: a cold Maven build plus the embedded PostgreSQL's first start.
-for _ in $(seq 1 600); do kill -0 "$group" 2>/dev/null || break; sleep 1; done
+# A generous bound: a cold Maven build (~1 min here) plus the embedded PostgreSQL's first start.
+for _ in $(seq 1 300); do kill -0 "$group" 2>/dev/null || break; sleep 1; done
 if kill -0 "$group" 2>/dev/null; then
-  log "the recipe did not finish within 600 s"; rc=1
+  log "the recipe did not finish within 300 s"; rc=1
 else
   wait "$group" || rc=$?
 fi
