@@ -6,6 +6,7 @@ import org.junit.jupiter.api.Test;
 
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.Comparator;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -93,6 +94,7 @@ class ClusterFailoverIT {
         List<Long> callIds = new ArrayList<>();
         ExecutorIT.submitAll(ax.api(leader), calls.subList(0, 300)).forEach(id -> callIds.add(Long.parseLong(id)));
         ExecutorIT.submitAll(ax.api(standby), calls.subList(300, 600)).forEach(id -> callIds.add(Long.parseLong(id)));
+        long callsSubmittedAt = System.currentTimeMillis();
         long sleep = killAt - System.currentTimeMillis();
         if (sleep > 0) {
           Thread.sleep(sleep);
@@ -107,13 +109,19 @@ class ClusterFailoverIT {
         ax.awaitCount("SELECT count(*) FROM tasks WHERE status = 'SUCCESS'", ids.size() + callIds.size(), 90_000);
         assertEachRanOnce(ids, a, b);
         assertTrue(Health.of(ax.nodes.get(next).port).getLong("epoch") >= 2, "the takeover bumped the epoch");
-        assertCallsFiredAgainAtOnce(receiver, callIds, ax.nodes.get(next).port);
+        assertCallsFiredAgainAtOnce(receiver, callIds, callsSubmittedAt, ax.nodes.get(next).port);
       }
     }
   }
 
-  private static void assertCallsFiredAgainAtOnce(Receiver receiver, List<Long> ids, int successorPort)
-      throws Exception {
+  /**
+   * Lateness is counted from the due time, or from when the submissions returned if that was later: on a
+   * loaded machine submitting 3 600 tasks can take longer than the 4 s lead, and a call cannot be early
+   * for a task the node did not have yet.
+   */
+  private static void assertCallsFiredAgainAtOnce(Receiver receiver, List<Long> ids, long submittedAtMs,
+                                                  int successorPort) throws Exception {
+    long worstFromDue = 0;
     long worst = 0;
     int never = 0;
     int twice = 0;
@@ -123,15 +131,17 @@ class ClusterFailoverIT {
         never++;
         continue;
       }
-      worst = Math.max(worst, hits.stream().mapToLong(Receiver.Hit::latenessMs).min().orElseThrow());
+      Receiver.Hit first = hits.stream().min(Comparator.comparingLong(Receiver.Hit::arrivedAtMs)).orElseThrow();
+      worstFromDue = Math.max(worstFromDue, first.latenessMs());
+      worst = Math.max(worst, first.arrivedAtMs() - Math.max(first.triggerTimeMs(), submittedAtMs));
       assertEquals(hits.size(), hits.stream().mapToInt(Receiver.Hit::attempt).distinct().count(),
           "task " + id + ": the same attempt was called twice");
       twice += hits.size() > 1 ? 1 : 0;
     }
     double refired = Health.metric(successorPort, "ax_attempts_lost_total", "cause=\"holder_left\"");
     System.out.printf("failover: %d calls due from 1 s before to 2 s after the kill; worst first call %d ms after "
-        + "its due time (bound %d ms); %d targets called twice, %.0f calls of the killed leader fired again%n",
-        ids.size(), worst, FIRED_AGAIN_BOUND_MS, twice, refired);
+        + "its due time, %d ms after it was due and submitted (bound %d ms); %d targets called twice, %.0f calls of "
+        + "the killed leader fired again%n", ids.size(), worstFromDue, worst, FIRED_AGAIN_BOUND_MS, twice, refired);
     assertEquals(0, never, "targets never called");
     assertTrue(worst <= FIRED_AGAIN_BOUND_MS, "a task reached its target " + worst + " ms after its due time");
     assertTrue(twice <= refired, twice + " targets called twice but only " + refired
