@@ -251,6 +251,23 @@ class AxExecutorAutoConfigurationTest {
     });
   }
 
+  @Test
+  void aDrainAllowedToOutlastSpringsShutdownPhaseIsWarnedAbout(CapturedOutput output) {
+    configured().withPropertyValues("ax.executor.drain-timeout=40s").run(context -> {
+      assertThat(context).hasNotFailed();
+      assertThat(output).contains("ax.executor.drain-timeout (PT40S) is not below"
+          + " spring.lifecycle.timeout-per-shutdown-phase (PT30S)");
+    });
+  }
+
+  @Test
+  void theDefaultDrainFitsSpringsDefaultShutdownPhase(CapturedOutput output) {
+    configured().withPropertyValues("spring.lifecycle.timeout-per-shutdown-phase=26s").run(context -> {
+      assertThat(context).hasNotFailed();
+      assertThat(output).doesNotContain("ax.executor.drain-timeout");
+    });
+  }
+
   @EnableAutoConfiguration
   @Configuration
   static class App extends Invoices {
