@@ -34,7 +34,7 @@ import java.util.function.Supplier;
  * A context stopped and started again builds a new executor from the same settings.
  */
 public class AxExecutorLifecycle implements SmartLifecycle, SmartInitializingSingleton, DisposableBean {
-  /** The last phase: started after, and stopped before, every lifecycle bean of a lower phase, the web server included. */
+  /** The last phase: started after, and stopped before, every lifecycle bean of a lower one, web server included. */
   public static final int PHASE = SmartLifecycle.DEFAULT_PHASE;
 
   private static final Log LOG = LogFactory.getLog(AxExecutorLifecycle.class);

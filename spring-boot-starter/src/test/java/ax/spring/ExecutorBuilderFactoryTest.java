@@ -28,7 +28,8 @@ class ExecutorBuilderFactoryTest {
         .isInstanceOf(AxExecutorConfigurationException.class)
         .hasMessageStartingWith("ax.executor." + property + " ")
         .hasMessageContaining(detail)
-        .satisfies(e -> assertThat(((AxExecutorConfigurationException) e).action()).contains("ax.executor." + property));
+        .satisfies(e -> assertThat(((AxExecutorConfigurationException) e).action())
+            .contains("ax.executor." + property));
   }
 
   @Test

@@ -29,7 +29,8 @@ class NettyCompatibilityTest {
 
   @Test
   void aClasspathWithoutNettyFourTwosEventLoopIsRefused() {
-    FilteredClassLoader netty41 = new FilteredClassLoader(name -> name.equals("io.netty.channel.MultiThreadIoEventLoopGroup"));
+    FilteredClassLoader netty41 =
+        new FilteredClassLoader(name -> name.equals("io.netty.channel.MultiThreadIoEventLoopGroup"));
     assertThatThrownBy(() -> NettyCompatibility.check(netty41))
         .isInstanceOf(AxExecutorConfigurationException.class).hasMessageContaining("needs Netty 4.2");
   }

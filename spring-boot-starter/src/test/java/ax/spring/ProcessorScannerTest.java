@@ -87,7 +87,8 @@ class ProcessorScannerTest {
   void methodsClassesAndBeanMethodsAreProcessors() throws Exception {
     ProcessorRegistry registry = scan(Invoices.class, Greeter.class, Lambdas.class);
 
-    assertThat(registry.entries()).containsOnlyKeys("invoice.render", "invoice.archive", "invoice.fail", "greet", "sum");
+    assertThat(registry.entries())
+        .containsOnlyKeys("invoice.render", "invoice.archive", "invoice.fail", "greet", "sum");
     assertThat(call(registry, "invoice.render", new JsonObject().put("id", "INV-9")))
         .isEqualTo(Map.of("invoice", "INV-9", "attempt", 1));
     assertThat(call(registry, "invoice.archive", new JsonObject())).isNull();

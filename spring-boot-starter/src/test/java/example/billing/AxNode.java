@@ -105,7 +105,8 @@ final class AxNode implements AutoCloseable {
         throw new IllegalStateException("ax exited with " + process.exitValue() + ":\n" + output());
       }
       try {
-        HttpResponse<String> r = http.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + httpPort + "/health"))
+        URI health = URI.create("http://127.0.0.1:" + httpPort + "/health");
+        HttpResponse<String> r = http.send(HttpRequest.newBuilder(health)
             .timeout(Duration.ofSeconds(2)).build(), HttpResponse.BodyHandlers.ofString());
         if (r.statusCode() == 200) {
           return;

@@ -13,8 +13,8 @@ class SignedApiTest {
 
   @Test
   void signsThePostVectorOfApiMd() throws Exception {
-    String body = "{\"task_type\":\"coupon.grant\",\"delay_ms\":5000,\"callback_url\":\"https://hooks.example.com/grant\","
-        + "\"payload\":{\"user\":42}}";
+    String body = "{\"task_type\":\"coupon.grant\",\"delay_ms\":5000,"
+        + "\"callback_url\":\"https://hooks.example.com/grant\",\"payload\":{\"user\":42}}";
     assertThat(SignedApi.signature(SECRET, "POST", "/openapi/v1/tasks", null, TIMESTAMP, "n0nce-abc123",
         body.getBytes(StandardCharsets.UTF_8)))
         .isEqualTo("6e5f2760ca9c56d38fa872a44dbea742d7ca91285e082d1591d89fa1d809f808");
