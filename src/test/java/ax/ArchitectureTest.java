@@ -19,7 +19,7 @@ class ArchitectureTest {
 
   /** Decision-heavy parts: given their inputs (and the time), they return answers; no I/O, no Vert.x. */
   private static final String[] PURE_PACKAGES = {
-      "ax.wheel..", "ax.task..", "ax.fleet..", "ax.delivery..", "ax.leader.."};
+      "ax.wheel..", "ax.task..", "ax.fleet..", "ax.delivery..", "ax.leader..", "ax.schedule.."};
 
   /** Pure classes that live next to the Vert.x code that uses them. */
   private static final String[] PURE_CLASSES = {
@@ -31,7 +31,7 @@ class ArchitectureTest {
   @ArchTest
   static final ArchRule purePackagesImportNoVertx = noClasses().that().resideInAnyPackage(PURE_PACKAGES)
       .should().dependOnClassesThat().resideInAnyPackage("io.vertx..", "io.netty..", "io.micrometer..")
-      .because("the wheel, the task model, the fleet, the executor dispatch and the leader term are pure logic");
+      .because("the wheel, the task model, the fleet, the executor dispatch, the leader term and the schedule planner are pure logic");
 
   @ArchTest
   static final ArchRule pureClassesImportNoVertx = noClasses()
