@@ -9,7 +9,10 @@ package ax.schedule;
 public enum MisfirePolicy {
   /** One occurrence now, for the latest missed time; the others are recorded as misfired (default). */
   FIRE_ONCE,
-  /** Every missed occurrence now, in order — at most {@link ScheduleSettings#fireAllCap()}, the latest ones; older ones are recorded as misfired. */
+  /**
+   * Every missed occurrence now, in order — at most {@link ScheduleSettings#fireAllCap()} of them, the
+   * latest; older ones are recorded as misfired.
+   */
   FIRE_ALL,
   /** None: every missed occurrence is recorded as misfired; the schedule goes on from now. */
   SKIP;
