@@ -30,6 +30,8 @@ public final class AxMetrics {
   private final Counter rescuedRunning;
   private final Counter rescuedUnacked;
   private final Counter requeuedOverdue;
+  private final Counter occurrencesCreated;
+  private final Counter occurrencesMisfired;
 
   public AxMetrics(MeterRegistry registry) {
     this.registry = registry;
@@ -53,6 +55,10 @@ public final class AxMetrics {
     this.rescuedRunning = Counter.builder("ax_recovery_total").tag("kind", "running_timed_out").register(registry);
     this.rescuedUnacked = Counter.builder("ax_recovery_total").tag("kind", "dispatch_unacked").register(registry);
     this.requeuedOverdue = Counter.builder("ax_recovery_total").tag("kind", "overdue_requeued").register(registry);
+    this.occurrencesCreated = Counter.builder("ax_schedule_occurrences_total")
+        .description("occurrences of recurring schedules created (each an ordinary task)").register(registry);
+    this.occurrencesMisfired = Counter.builder("ax_schedule_misfired_total")
+        .description("due times of recurring schedules recorded as misfired instead of fired").register(registry);
   }
 
   public void gaugeWheelDepth(LongSupplier depth) {
@@ -121,6 +127,11 @@ public final class AxMetrics {
 
   public void recordRescuedRunning(int n) {
     rescuedRunning.increment(n);
+  }
+
+  public void recordOccurrences(int created, long misfired) {
+    occurrencesCreated.increment(created);
+    occurrencesMisfired.increment(misfired);
   }
 
   public void recordRescuedUnacked(int n) {

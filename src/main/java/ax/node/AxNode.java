@@ -30,6 +30,7 @@ import ax.http.CallbackUrlPolicy;
 import ax.http.HostResolver;
 import ax.http.HttpTargetInvoker;
 import ax.metrics.AxMetrics;
+import ax.schedule.ScheduleSettings;
 import ax.store.ApiKeyStore;
 import ax.store.AttemptStore;
 import ax.store.Database;
@@ -37,6 +38,7 @@ import ax.store.DbTimeStore;
 import ax.store.ExecutionStore;
 import ax.store.LeaseStore;
 import ax.store.NodeSlotStore;
+import ax.store.RecurringScheduleStore;
 import ax.store.ScheduleStore;
 import ax.store.TaskStore;
 import ax.task.OutcomePolicy;
@@ -46,6 +48,7 @@ import ax.verticles.BridgeVerticle;
 import ax.verticles.DispatchVerticle;
 import ax.verticles.ExecutorVerticle;
 import ax.verticles.LeaderVerticle;
+import ax.verticles.OccurrenceVerticle;
 import ax.verticles.RecoveryScanVerticle;
 import ax.verticles.WheelVerticle;
 import io.micrometer.prometheusmetrics.PrometheusConfig;
@@ -209,6 +212,9 @@ public final class AxNode {
         .compose(id -> vertx.deployVerticle(new RecoveryScanVerticle(scheduleStore, clock, outcomes, backlog, cluster,
             metrics, RecoveryScanVerticle.Settings.of(tuning.recoveryIntervalMs(), tuning.recoveryLookbackMs(),
                 tuning.loadIntervalMs()))))
+        .compose(id -> vertx.deployVerticle(new OccurrenceVerticle(new RecurringScheduleStore(pool), ids::nextId,
+            metrics, new OccurrenceVerticle.Settings(tuning.loadIntervalMs(), tuning.loadWindowMs(), 500,
+                ScheduleSettings.defaults()))))
         .compose(id -> vertx.deployVerticle(new ExecutorVerticle(new ExecutionStore(pool, config.nodeId()), clock,
             metrics, DispatchSettings.of(config.executors().heartbeatMs(), tuning.ackTimeoutMs(),
                 config.executors().readyQueueCap()), outcomes, routing::selectorFor)))

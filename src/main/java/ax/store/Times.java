@@ -13,6 +13,11 @@ public final class Times {
     return OffsetDateTime.ofInstant(Instant.ofEpochMilli(epochMillis), ZoneOffset.UTC);
   }
 
+  /** Null stays null (an optional column). */
+  public static OffsetDateTime toTimestamp(Instant t) {
+    return t == null ? null : OffsetDateTime.ofInstant(t, ZoneOffset.UTC);
+  }
+
   public static long toMillis(OffsetDateTime t) {
     return t.toInstant().toEpochMilli();
   }

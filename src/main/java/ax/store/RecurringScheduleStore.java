@@ -1,0 +1,237 @@
+package ax.store;
+
+import ax.leader.Fence;
+import ax.schedule.CronRule;
+import ax.schedule.FixedRate;
+import ax.schedule.MisfirePolicy;
+import ax.schedule.OccurrencePlanner;
+import ax.schedule.OccurrencePlanner.Cursor;
+import ax.schedule.OccurrencePlanner.Occurrence;
+import ax.schedule.OccurrencePlanner.Plan;
+import ax.schedule.Recurrence;
+import ax.schedule.ScheduleSettings;
+import ax.wheel.ScheduledTask;
+import io.vertx.core.Future;
+import io.vertx.sqlclient.Pool;
+import io.vertx.sqlclient.Row;
+import io.vertx.sqlclient.SqlConnection;
+
+import java.time.Instant;
+import java.time.OffsetDateTime;
+import java.time.ZoneId;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+import java.util.function.LongSupplier;
+
+/**
+ * Recurring schedules (issue 12) and the creation of their occurrences. An occurrence is an ordinary
+ * task carrying {@code schedule_id} and {@code scheduled_time}; the leader creates it when its due time
+ * enters the load window, in the transaction that moves the schedule's cursor, under the lease
+ * ({@link Sql#LEASE} takes a share lock on the lease row, so a takeover waits for this transaction and
+ * a stale leader's transaction finds no lease and writes nothing). The unique key on
+ * (schedule_id, scheduled_time) turns a repeated plan into no rows, never a second copy.
+ */
+public final class RecurringScheduleStore {
+
+  private static final String COLUMNS = """
+      schedule_id, tenant_id, api_key, name, cron, every_ms, after_ms, time_zone, start_at, end_at, max_runs,
+      misfire, overlap, template::text AS template, status, next_due, runs, skipped, misfired, last_fire_time,
+      created_at, updated_at""";
+
+  private static final Sql INSERT = Sql.of("""
+      INSERT INTO schedules (schedule_id, tenant_id, api_key, name, cron, every_ms, after_ms, time_zone, start_at,
+                             end_at, max_runs, misfire, overlap, template, next_due)
+      VALUES (:id, :tenant, :api_key, :name, :cron, :every_ms, :after_ms, :time_zone, :start_at, :end_at, :max_runs,
+              :misfire, :overlap, :template::text::jsonb, :next_due)
+      RETURNING\s""" + COLUMNS);
+
+  private static final Sql FIND = Sql.of(
+      "SELECT " + COLUMNS + " FROM schedules WHERE schedule_id = :id AND tenant_id = :tenant");
+
+  /**
+   * The active schedules with a due time inside the window, locked for this transaction (another
+   * materialiser — there is none while the lease holds, but a slow old one might still be finishing —
+   * skips them), together with the database's now.
+   */
+  private static final Sql LOCK_DUE = Sql.of("""
+      WITH %s
+      SELECT now() AS db_now, %s
+        FROM schedules, lease
+       WHERE status = 'ACTIVE' AND next_due <= now() + :window_ms * interval '1 millisecond'
+       ORDER BY next_due
+       LIMIT :limit
+         FOR UPDATE OF schedules SKIP LOCKED""".formatted(Sql.LEASE, COLUMNS));
+
+  /**
+   * Occurrences as tasks, their fields from the schedule's template (validated and completed with the
+   * defaults when the schedule was stored; the payload is copied as PostgreSQL holds it, exactly). One
+   * that exists already (same schedule and scheduled time) is skipped. A processor task starts DELAYED
+   * even when due, like a submitted one (TaskSubmitter): the claim hands it to the executor dispatch.
+   */
+  private static final Sql INSERT_OCCURRENCES = Sql.of("""
+      INSERT INTO tasks (task_id, tenant_id, api_key, task_type, trigger_time, next_trigger_time, status, priority,
+                         max_retry, timeout_ms, callback_url, processor, payload, shard_total, schedule_id,
+                         scheduled_time)
+      SELECT u.id, s.tenant_id, s.api_key, s.template->>'task_type', u.trig, u.trig,
+             CASE WHEN s.template->>'processor' IS NOT NULL OR u.trig > now() THEN 'DELAYED' ELSE 'READY' END,
+             (s.template->>'priority')::smallint, (s.template->>'max_retry')::smallint,
+             (s.template->>'timeout_ms')::int, s.template->>'callback_url', s.template->>'processor',
+             s.template->'payload', 1, s.schedule_id, u.sched
+        FROM unnest(:ids::bigint[], :schedule_ids::bigint[], :triggers::timestamptz[], :scheduled::timestamptz[])
+             AS u(id, sid, trig, sched)
+        JOIN schedules s ON s.schedule_id = u.sid
+      ON CONFLICT (schedule_id, scheduled_time) WHERE schedule_id IS NOT NULL DO NOTHING
+      RETURNING task_id, schedule_id, scheduled_time, next_trigger_time, priority""");
+
+  private static final Sql INSERT_MISFIRES = Sql.of("""
+      INSERT INTO schedule_misfires (schedule_id, first_due, last_due, count, policy)
+      SELECT * FROM unnest(:schedule_ids::bigint[], :firsts::timestamptz[], :lasts::timestamptz[], :counts::bigint[],
+                           :policies::text[])
+      ON CONFLICT (schedule_id, first_due) DO NOTHING""");
+
+  /** The cursor moves; {@code runs} counts occurrences that were really created. */
+  private static final Sql ADVANCE = Sql.of("""
+      UPDATE schedules s SET
+        next_due       = u.next_due,
+        status         = CASE WHEN u.ended THEN 'ENDED' ELSE s.status END,
+        runs           = s.runs + u.created,
+        misfired       = s.misfired + u.misfired,
+        last_fire_time = COALESCE(u.last_fire, s.last_fire_time),
+        updated_at     = now()
+        FROM unnest(:schedule_ids::bigint[], :next_dues::timestamptz[], :ended::boolean[], :created::bigint[],
+                    :misfired::bigint[], :last_fires::timestamptz[])
+             AS u(schedule_id, next_due, ended, created, misfired, last_fire)
+       WHERE s.schedule_id = u.schedule_id""");
+
+  private final Pool pool;
+
+  public RecurringScheduleStore(Pool pool) {
+    this.pool = pool;
+  }
+
+  /** A schedule as stored. {@code templateJson} is the occurrence template, exact JSON text. */
+  public record ScheduleRow(long scheduleId, String tenantId, String apiKey, String name, String cron, Long everyMs,
+                            Long afterMs, String timeZone, Instant startAt, Instant endAt, Long maxRuns,
+                            String misfire, String overlap, String templateJson, String status, Instant nextDue,
+                            long runs, long skipped, long misfired, Instant lastFireTime, Instant createdAt,
+                            Instant updatedAt) {
+
+    /** When occurrences are due; a fixed delay has no sequence known in advance (empty). */
+    public Optional<Recurrence> recurrence() {
+      if (cron != null) {
+        return Optional.of(CronRule.parse(cron, ZoneId.of(timeZone)).asRecurrence());
+      }
+      if (everyMs != null) {
+        return Optional.of(new FixedRate(startAt, everyMs));
+      }
+      return Optional.empty();
+    }
+  }
+
+  /** Stores a new schedule; {@code row.nextDue()} is its first due time. */
+  public Future<ScheduleRow> create(ScheduleRow row) {
+    return pool.preparedQuery(INSERT.text()).execute(INSERT.params()
+        .set("id", row.scheduleId()).set("tenant", row.tenantId()).set("api_key", row.apiKey())
+        .set("name", row.name()).set("cron", row.cron()).set("every_ms", row.everyMs())
+        .set("after_ms", row.afterMs()).set("time_zone", row.timeZone()).set("start_at", Times.toTimestamp(row.startAt()))
+        .set("end_at", Times.toTimestamp(row.endAt())).set("max_runs", row.maxRuns()).set("misfire", row.misfire())
+        .set("overlap", row.overlap()).set("template", row.templateJson())
+        .set("next_due", Times.toTimestamp(row.nextDue())).tuple())
+        .map(rows -> read(rows.iterator().next()));
+  }
+
+  public Future<Optional<ScheduleRow>> find(String tenantId, long scheduleId) {
+    return pool.preparedQuery(FIND.text()).execute(FIND.params().set("id", scheduleId).set("tenant", tenantId).tuple())
+        .map(rows -> rows.size() == 0 ? Optional.empty() : Optional.of(read(rows.iterator().next())));
+  }
+
+  /** What one materialisation pass did. {@code toWheel}: the new occurrences, for the leader's wheel. */
+  public record Materialised(int schedules, int created, long misfired, List<ScheduledTask> toWheel) {
+  }
+
+  /**
+   * Creates the occurrences of up to {@code limit} active schedules whose due times enter the next
+   * {@code windowMs}, all in one transaction under {@code fence}. Without the lease it writes nothing.
+   */
+  public Future<Materialised> materialiseDue(Fence fence, long windowMs, int limit, ScheduleSettings settings,
+                                             LongSupplier ids) {
+    return pool.withTransaction(conn -> conn.preparedQuery(LOCK_DUE.text())
+        .execute(LOCK_DUE.params().fence(fence).set("window_ms", windowMs).set("limit", limit).tuple())
+        .compose(rows -> {
+          if (rows.size() == 0) {
+            return Future.succeededFuture(new Materialised(0, 0, 0, List.of()));
+          }
+          Instant now = null;
+          List<ScheduleRow> due = new ArrayList<>(rows.size());
+          for (Row r : rows) {
+            now = r.getOffsetDateTime("db_now").toInstant();
+            due.add(read(r));
+          }
+          return write(conn, due, now, now.plusMillis(windowMs), settings, ids);
+        }));
+  }
+
+  private Future<Materialised> write(SqlConnection conn, List<ScheduleRow> due, Instant now, Instant horizon,
+                                     ScheduleSettings settings, LongSupplier ids) {
+    OccurrenceWrites writes = new OccurrenceWrites();
+    long misfired = 0;
+    for (ScheduleRow s : due) {
+      Plan plan = plan(s, now, horizon, settings);
+      writes.add(s, plan, ids);
+      misfired += plan.misfiredCount();
+    }
+    long misfiredTotal = misfired;
+    return conn.preparedQuery(INSERT_OCCURRENCES.text()).execute(writes.occurrences(INSERT_OCCURRENCES.params()))
+        .compose(rows -> {
+          List<CreatedOccurrence> created = new ArrayList<>(rows.rowCount());
+          rows.forEach(r -> created.add(new CreatedOccurrence(r.getLong("task_id"), r.getLong("schedule_id"),
+              r.getOffsetDateTime("scheduled_time").toInstant(), r.getOffsetDateTime("next_trigger_time").toInstant(),
+              r.getShort("priority"))));
+          return conn.preparedQuery(INSERT_MISFIRES.text()).execute(writes.misfires(INSERT_MISFIRES.params()))
+              .compose(v -> conn.preparedQuery(ADVANCE.text()).execute(writes.advance(ADVANCE.params(), created)))
+              .map(v -> new Materialised(due.size(), created.size(), misfiredTotal,
+                  created.stream().map(CreatedOccurrence::forWheel).toList()));
+        });
+  }
+
+  /** A schedule whose definition can no longer be read (a zone removed from the JVM's data) ends. */
+  private static Plan plan(ScheduleRow s, Instant now, Instant horizon, ScheduleSettings settings) {
+    Optional<Recurrence> recurrence;
+    try {
+      recurrence = s.recurrence();
+    } catch (RuntimeException e) {
+      return new Plan(List.of(), List.of(), null);
+    }
+    if (recurrence.isEmpty()) {
+      // Fixed delay: the one known due time; the next is set when this occurrence ends.
+      Occurrence only = new Occurrence(s.nextDue(), s.nextDue().isBefore(now) ? now : s.nextDue());
+      return new Plan(List.of(only), List.of(), null);
+    }
+    Cursor cursor = new Cursor(recurrence.get(), s.nextDue(), s.endAt(), s.maxRuns(), s.runs(),
+        MisfirePolicy.fromWire(s.misfire()));
+    return OccurrencePlanner.plan(cursor, now, horizon, settings);
+  }
+
+  /** An occurrence the insert really created. */
+  record CreatedOccurrence(long taskId, long scheduleId, Instant scheduledTime, Instant nextTriggerTime,
+                           int priority) {
+    ScheduledTask forWheel() {
+      return new ScheduledTask(taskId, nextTriggerTime.toEpochMilli(), priority);
+    }
+  }
+
+  static ScheduleRow read(Row r) {
+    return new ScheduleRow(r.getLong("schedule_id"), r.getString("tenant_id"), r.getString("api_key"),
+        r.getString("name"), r.getString("cron"), r.getLong("every_ms"), r.getLong("after_ms"),
+        r.getString("time_zone"), instant(r, "start_at"), instant(r, "end_at"), r.getLong("max_runs"),
+        r.getString("misfire"), r.getString("overlap"), r.getString("template"), r.getString("status"),
+        instant(r, "next_due"), r.getLong("runs"), r.getLong("skipped"), r.getLong("misfired"),
+        instant(r, "last_fire_time"), instant(r, "created_at"), instant(r, "updated_at"));
+  }
+
+  private static Instant instant(Row r, String column) {
+    OffsetDateTime t = r.getOffsetDateTime(column);
+    return t == null ? null : t.toInstant();
+  }
+}

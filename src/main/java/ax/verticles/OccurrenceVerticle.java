@@ -1,0 +1,99 @@
+package ax.verticles;
+
+import ax.bus.Addresses;
+import ax.bus.LocalCodec;
+import ax.bus.TaskBatch;
+import ax.leader.LeaderTerm;
+import ax.metrics.AxMetrics;
+import ax.schedule.ScheduleSettings;
+import ax.store.RecurringScheduleStore;
+import ax.store.RecurringScheduleStore.Materialised;
+import io.vertx.core.Future;
+
+import java.util.function.LongSupplier;
+import java.util.logging.Level;
+import java.util.logging.Logger;
+
+/**
+ * Creates the occurrences of recurring schedules (issue 12), in the leader's term only: every
+ * {@code intervalMs} it asks {@link RecurringScheduleStore#materialiseDue} for the schedules whose due
+ * times enter the load window, a page at a time, and hands the new occurrences to the wheel like new
+ * submissions. Everything it writes is fenced by the term; a pass that fails is simply repeated — the
+ * unique occurrence key makes a repeat harmless.
+ */
+public final class OccurrenceVerticle extends TermBoundVerticle {
+  private static final Logger LOG = Logger.getLogger(OccurrenceVerticle.class.getName());
+
+  /**
+   * @param intervalMs how often the leader looks for schedules coming due
+   * @param windowMs   how far ahead occurrences are created (the load window)
+   * @param pageSize   schedules per transaction
+   */
+  public record Settings(long intervalMs, long windowMs, int pageSize, ScheduleSettings planning) {
+    public Settings {
+      if (intervalMs < 1 || windowMs < intervalMs || pageSize < 1 || planning == null) {
+        throw new IllegalArgumentException("occurrence settings out of range: " + intervalMs + ", " + windowMs
+            + ", " + pageSize);
+      }
+    }
+  }
+
+  private final RecurringScheduleStore store;
+  private final LongSupplier ids;
+  private final AxMetrics metrics;
+  private final Settings settings;
+  private long timerId = -1;
+  private boolean running;
+
+  public OccurrenceVerticle(RecurringScheduleStore store, LongSupplier ids, AxMetrics metrics, Settings settings) {
+    this.store = store;
+    this.ids = ids;
+    this.metrics = metrics;
+    this.settings = settings;
+  }
+
+  @Override
+  protected void onTermStarted(LeaderTerm term) {
+    running = false;
+    timerId = vertx.setPeriodic(settings.intervalMs(), id -> pass());
+    pass();
+  }
+
+  @Override
+  protected void onTermEnded(LeaderTerm ended) {
+    vertx.cancelTimer(timerId);
+  }
+
+  private void pass() {
+    if (!leading() || running) {
+      return;
+    }
+    running = true;
+    page(term()).onComplete(inTerm(ar -> {
+      running = false;
+      if (ar.failed()) {
+        LOG.log(Level.WARNING, "creating schedule occurrences failed; retrying in " + settings.intervalMs() + " ms",
+            ar.cause());
+      }
+    }));
+  }
+
+  /** One page; a full page means more may be due, so the next follows at once. */
+  private Future<Void> page(LeaderTerm term) {
+    return store.materialiseDue(term.fence(), settings.windowMs(), settings.pageSize(), settings.planning(), ids)
+        .compose(m -> {
+          if (!stillIn(term)) {
+            return Future.succeededFuture();
+          }
+          record(m);
+          return m.schedules() == settings.pageSize() ? page(term) : Future.succeededFuture();
+        });
+  }
+
+  private void record(Materialised m) {
+    metrics.recordOccurrences(m.created(), m.misfired());
+    if (!m.toWheel().isEmpty()) {
+      vertx.eventBus().send(Addresses.WHEEL_SCHEDULE, new TaskBatch(m.toWheel()), LocalCodec.localOnly());
+    }
+  }
+}

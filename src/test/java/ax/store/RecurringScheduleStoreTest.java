@@ -1,0 +1,150 @@
+package ax.store;
+
+import ax.leader.Fence;
+import ax.schedule.ScheduleSettings;
+import ax.store.RecurringScheduleStore.Materialised;
+import ax.store.RecurringScheduleStore.ScheduleRow;
+import io.vertx.sqlclient.Row;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.atomic.AtomicLong;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * Occurrences are created against a real PostgreSQL: under the lease only, once per (schedule, scheduled
+ * time) however often a pass repeats, with missed due times recorded, and with the template's fields.
+ */
+class RecurringScheduleStoreTest {
+  private static final String TEMPLATE = """
+      {"task_type":"report.build","callback_url":"http://127.0.0.1:9/r","processor":null,\
+      "payload":{"n":123456789012345678901234567890.5},"max_retry":1,"priority":7,"timeout_ms":5000}""";
+  private static final ScheduleSettings SETTINGS = new ScheduleSettings(5_000, 3, 1_000);
+  private static final AtomicLong IDS = new AtomicLong(900_000);
+
+  private static StoreFixture db;
+  private static RecurringScheduleStore store;
+  private static LeaseStore leases;
+  private Fence fence;
+
+  @BeforeAll
+  static void setUp() {
+    db = new StoreFixture();
+    store = new RecurringScheduleStore(db.pool);
+    leases = new LeaseStore(db.pool);
+  }
+
+  @AfterAll
+  static void tearDown() {
+    db.close();
+  }
+
+  @BeforeEach
+  void freshTables() {
+    db.pool.query("TRUNCATE tasks, task_attempts, leases, lease_terms, schedules, schedule_misfires").execute().await();
+    long epoch = leases.tryAcquire("scheduler", "node-a/1", null, 30_000).await().orElseThrow();
+    fence = new Fence("scheduler", "node-a/1", epoch);
+  }
+
+  private ScheduleRow everySecond(Instant start, String misfire, Long maxRuns) {
+    return store.create(new ScheduleRow(IDS.incrementAndGet(), "tenant-a", "key-a", null, null, 1_000L, null,
+        "UTC", start, null, maxRuns, misfire, "allow", TEMPLATE, "ACTIVE", start, 0, 0, 0, null, null, null)).await();
+  }
+
+  private Materialised pass(long windowMs) {
+    return store.materialiseDue(fence, windowMs, 100, SETTINGS, IDS::incrementAndGet).await();
+  }
+
+  private List<Row> occurrences(long scheduleId) {
+    List<Row> out = new ArrayList<>();
+    db.pool.query("SELECT *, payload::text AS payload_text FROM tasks WHERE schedule_id = " + scheduleId
+        + " ORDER BY scheduled_time").execute().await().forEach(out::add);
+    return out;
+  }
+
+  @Test
+  void aPassCreatesEveryOccurrenceInTheWindowOnceWithTheTemplatesFields() {
+    Instant start = Instant.ofEpochMilli(db.dbNow() + 2_000);
+    ScheduleRow s = everySecond(start, "fire_once", null);
+    Materialised first = pass(5_000);
+    assertTrue(first.created() >= 4 && first.created() <= 5, "≈ 5 s of a 1 s rate: " + first.created());
+    assertEquals(first.created(), first.toWheel().size(), "each new occurrence goes to the wheel");
+    List<Row> rows = occurrences(s.scheduleId());
+    assertEquals(first.created(), rows.size());
+    Row one = rows.get(0);
+    assertEquals(start.toEpochMilli(), one.getOffsetDateTime("scheduled_time").toInstant().toEpochMilli());
+    assertEquals(one.getOffsetDateTime("scheduled_time"), one.getOffsetDateTime("trigger_time"));
+    assertEquals("report.build", one.getString("task_type"));
+    assertEquals("DELAYED", one.getString("status"));
+    assertEquals(7, (int) one.getShort("priority"));
+    assertEquals("{\"n\": 123456789012345678901234567890.5}", one.getString("payload_text"), "the payload, exactly");
+
+    Materialised again = pass(5_000);
+    assertEquals(0, again.created(), "the window's occurrences exist already");
+    ScheduleRow after = store.find("tenant-a", s.scheduleId()).await().orElseThrow();
+    assertEquals(first.created(), after.runs());
+    assertTrue(after.nextDue().isAfter(Instant.ofEpochMilli(db.dbNow() + 4_000)), "the cursor is past the window");
+  }
+
+  @Test
+  void aRepeatedPlanCannotCreateASecondCopyOfAnOccurrence() {
+    Instant start = Instant.ofEpochMilli(db.dbNow() + 1_000);
+    ScheduleRow s = everySecond(start, "fire_once", null);
+    pass(3_000);
+    int before = occurrences(s.scheduleId()).size();
+    // A leader that crashed after its commit and before anyone saw it, replayed: the cursor is put back.
+    db.pool.query("UPDATE schedules SET next_due = start_at, runs = 0 WHERE schedule_id = " + s.scheduleId())
+        .execute().await();
+    Materialised replay = pass(3_000);
+    assertEquals(0, replay.created(), "the unique key on (schedule, scheduled time) refused every copy");
+    assertEquals(before, occurrences(s.scheduleId()).size());
+  }
+
+  @Test
+  void withoutTheLeaseAPassWritesNothing() {
+    ScheduleRow s = everySecond(Instant.ofEpochMilli(db.dbNow() + 1_000), "fire_once", null);
+    Fence stale = new Fence("scheduler", "node-b/1", fence.epoch());
+    Materialised m = store.materialiseDue(stale, 5_000, 100, SETTINGS, IDS::incrementAndGet).await();
+    assertEquals(0, m.schedules());
+    assertEquals(0, occurrences(s.scheduleId()).size());
+  }
+
+  @Test
+  void missedDueTimesFollowTheMisfirePolicyAndAreRecorded() {
+    // Down for a minute: due times from 60 s ago.
+    Instant start = Instant.ofEpochMilli(db.dbNow() - 60_000);
+    ScheduleRow once = everySecond(start, "fire_once", null);
+    ScheduleRow skip = everySecond(start, "skip", null);
+    pass(1_000);
+    List<Row> caughtUp = occurrences(once.scheduleId()).stream()
+        .filter(r -> r.getOffsetDateTime("trigger_time").isAfter(r.getOffsetDateTime("scheduled_time"))).toList();
+    assertEquals(1, caughtUp.size(), "fire_once: one missed occurrence fires now");
+    ScheduleRow onceAfter = store.find("tenant-a", once.scheduleId()).await().orElseThrow();
+    ScheduleRow skipAfter = store.find("tenant-a", skip.scheduleId()).await().orElseThrow();
+    assertTrue(onceAfter.misfired() >= 53, "the other missed ones are counted: " + onceAfter.misfired());
+    assertEquals(onceAfter.misfired() + 1, skipAfter.misfired(), "skip fires none of them");
+    Row record = db.pool.query("SELECT count, policy FROM schedule_misfires WHERE schedule_id = "
+        + skip.scheduleId()).execute().await().iterator().next();
+    assertEquals(skipAfter.misfired(), record.getLong("count"));
+    assertEquals("skip", record.getString("policy"));
+  }
+
+  @Test
+  void maxRunsEndsTheSchedule() {
+    ScheduleRow s = everySecond(Instant.ofEpochMilli(db.dbNow() + 500), "fire_once", 3L);
+    pass(10_000);
+    ScheduleRow after = store.find("tenant-a", s.scheduleId()).await().orElseThrow();
+    assertEquals(3, occurrences(s.scheduleId()).size());
+    assertEquals("ENDED", after.status());
+    assertNull(after.nextDue());
+    assertEquals(0, pass(10_000).schedules(), "an ended schedule is not looked at again");
+  }
+}
