@@ -104,6 +104,63 @@ public final class RecurringScheduleStore {
              AS u(schedule_id, next_due, ended, created, misfired, last_fire)
        WHERE s.schedule_id = u.schedule_id""");
 
+  /**
+   * Occurrences created ahead of time and not dispatched yet, cancelled when their schedule is paused or
+   * deleted. They stay as CANCELLED tasks — the record of due times that did not run — and the cursor
+   * is not moved back, so resuming never creates them again.
+   */
+  private static final Sql CANCEL_PENDING = Sql.of("""
+      UPDATE tasks SET status = 'CANCELLED', error = :why, updated_at = now()
+       WHERE schedule_id = :id AND status IN ('DELAYED','READY')""");
+
+  private static final Sql PAUSE = Sql.of("""
+      UPDATE schedules SET status = 'PAUSED', updated_at = now()
+       WHERE schedule_id = :id AND tenant_id = :tenant AND status = 'ACTIVE'
+      RETURNING\s""" + COLUMNS);
+
+  /** Cancelled occurrences do not count as runs: max_runs counts occurrences that could run. */
+  private static final Sql UNCOUNT = Sql.of("""
+      UPDATE schedules SET runs = greatest(0, runs - :cancelled) WHERE schedule_id = :id
+      RETURNING\s""" + COLUMNS);
+
+  /** The cursor is where pausing left it: due times missed meanwhile go through the misfire policy. */
+  private static final Sql RESUME = Sql.of("""
+      UPDATE schedules SET status = 'ACTIVE', updated_at = now()
+       WHERE schedule_id = :id AND tenant_id = :tenant AND status = 'PAUSED'
+      RETURNING\s""" + COLUMNS);
+
+  private static final Sql END = Sql.of("""
+      UPDATE schedules SET status = 'ENDED', next_due = NULL, updated_at = now()
+       WHERE schedule_id = :id AND tenant_id = :tenant AND status <> 'ENDED'
+      RETURNING\s""" + COLUMNS);
+
+  /** One occurrence now (API "trigger"), outside the sequence: it does not move the cursor. */
+  private static final Sql TRIGGER = Sql.of("""
+      WITH s AS (
+        UPDATE schedules SET runs = runs + 1, last_fire_time = date_trunc('milliseconds', now()), updated_at = now()
+         WHERE schedule_id = :id AND tenant_id = :tenant AND status <> 'ENDED'
+        RETURNING *
+      )
+      INSERT INTO tasks (task_id, tenant_id, api_key, task_type, trigger_time, next_trigger_time, status, priority,
+                         max_retry, timeout_ms, callback_url, processor, payload, shard_total, schedule_id,
+                         scheduled_time)
+      SELECT :task_id, s.tenant_id, s.api_key, s.template->>'task_type', date_trunc('milliseconds', now()),
+             date_trunc('milliseconds', now()),
+             CASE WHEN s.template->>'processor' IS NOT NULL THEN 'DELAYED' ELSE 'READY' END,
+             (s.template->>'priority')::smallint, (s.template->>'max_retry')::smallint,
+             (s.template->>'timeout_ms')::int, s.template->>'callback_url', s.template->>'processor',
+             s.template->'payload', 1, s.schedule_id, date_trunc('milliseconds', now())
+        FROM s
+      RETURNING task_id, next_trigger_time, priority""");
+
+  private static final Sql LIST = Sql.of("""
+      SELECT\s""" + COLUMNS + """
+        FROM schedules
+       WHERE tenant_id = :tenant AND (:status::text IS NULL OR status = :status)
+         AND (:after_created::timestamptz IS NULL OR (created_at, schedule_id) < (:after_created, :after_id))
+       ORDER BY created_at DESC, schedule_id DESC
+       LIMIT :limit""");
+
   private final Pool pool;
 
   public RecurringScheduleStore(Pool pool) {
@@ -144,6 +201,61 @@ public final class RecurringScheduleStore {
   public Future<Optional<ScheduleRow>> find(String tenantId, long scheduleId) {
     return pool.preparedQuery(FIND.text()).execute(FIND.params().set("id", scheduleId).set("tenant", tenantId).tuple())
         .map(rows -> rows.size() == 0 ? Optional.empty() : Optional.of(read(rows.iterator().next())));
+  }
+
+  /** Pauses an ACTIVE schedule and cancels its pending occurrences; empty when it is not ACTIVE (or not theirs). */
+  public Future<Optional<ScheduleRow>> pause(String tenantId, long scheduleId) {
+    return pool.withTransaction(conn -> conn.preparedQuery(PAUSE.text())
+        .execute(PAUSE.params().set("id", scheduleId).set("tenant", tenantId).tuple())
+        .compose(rows -> rows.size() == 0 ? Future.succeededFuture(Optional.<ScheduleRow>empty())
+            : cancelPending(conn, scheduleId, "schedule paused").compose(cancelled ->
+                conn.preparedQuery(UNCOUNT.text()).execute(UNCOUNT.params().set("id", scheduleId)
+                    .set("cancelled", (long) cancelled).tuple()))
+            .map(updated -> Optional.of(read(updated.iterator().next())))));
+  }
+
+  /** Resumes a PAUSED schedule; empty when it is not PAUSED (or not theirs). */
+  public Future<Optional<ScheduleRow>> resume(String tenantId, long scheduleId) {
+    return pool.preparedQuery(RESUME.text()).execute(RESUME.params().set("id", scheduleId).set("tenant", tenantId)
+        .tuple()).map(rows -> rows.size() == 0 ? Optional.empty() : Optional.of(read(rows.iterator().next())));
+  }
+
+  /** Ends a schedule (DELETE) and cancels its pending occurrences; empty when it had ended (or is not theirs). */
+  public Future<Optional<ScheduleRow>> end(String tenantId, long scheduleId) {
+    return pool.withTransaction(conn -> conn.preparedQuery(END.text())
+        .execute(END.params().set("id", scheduleId).set("tenant", tenantId).tuple())
+        .compose(rows -> rows.size() == 0 ? Future.succeededFuture(Optional.<ScheduleRow>empty())
+            : cancelPending(conn, scheduleId, "schedule deleted").map(n -> Optional.of(read(rows.iterator().next())))));
+  }
+
+  private static Future<Integer> cancelPending(SqlConnection conn, long scheduleId, String why) {
+    return conn.preparedQuery(CANCEL_PENDING.text())
+        .execute(CANCEL_PENDING.params().set("id", scheduleId).set("why", why).tuple()).map(rows -> rows.rowCount());
+  }
+
+  /** One occurrence now; empty when the schedule has ended (or is not theirs). */
+  public Future<Optional<ScheduledTask>> trigger(String tenantId, long scheduleId, long taskId) {
+    return pool.preparedQuery(TRIGGER.text()).execute(TRIGGER.params().set("id", scheduleId).set("tenant", tenantId)
+        .set("task_id", taskId).tuple()).map(rows -> {
+          if (rows.size() == 0) {
+            return Optional.empty();
+          }
+          Row r = rows.iterator().next();
+          return Optional.of(new ScheduledTask(r.getLong("task_id"),
+              r.getOffsetDateTime("next_trigger_time").toInstant().toEpochMilli(), r.getShort("priority")));
+        });
+  }
+
+  /** A page of the tenant's schedules, newest first, after {@code (afterCreated, afterId)} when given. */
+  public Future<List<ScheduleRow>> list(String tenantId, String status, OffsetDateTime afterCreated, Long afterId,
+                                        int limit) {
+    return pool.preparedQuery(LIST.text()).execute(LIST.params().set("tenant", tenantId).set("status", status)
+        .set("after_created", afterCreated).set("after_id", afterId).set("limit", limit).tuple())
+        .map(rows -> {
+          List<ScheduleRow> out = new ArrayList<>(rows.size());
+          rows.forEach(r -> out.add(read(r)));
+          return out;
+        });
   }
 
   /** What one materialisation pass did. {@code toWheel}: the new occurrences, for the leader's wheel. */

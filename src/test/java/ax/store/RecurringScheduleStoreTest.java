@@ -147,4 +147,69 @@ class RecurringScheduleStoreTest {
     assertNull(after.nextDue());
     assertEquals(0, pass(10_000).schedules(), "an ended schedule is not looked at again");
   }
+
+  @Test
+  void pausingCancelsPendingOccurrencesAndResumingPutsTheMissedOnesThroughTheMisfirePolicy() {
+    Instant start = Instant.ofEpochMilli(db.dbNow() + 1_000);
+    ScheduleRow s = everySecond(start, "skip", null);
+    int created = pass(3_000).created();
+    ScheduleRow paused = store.pause("tenant-a", s.scheduleId()).await().orElseThrow();
+    assertEquals("PAUSED", paused.status());
+    assertEquals(0, paused.runs(), "cancelled occurrences are not runs");
+    assertEquals(created, occurrences(s.scheduleId()).stream()
+        .filter(r -> "CANCELLED".equals(r.getString("status"))).count(), "each pending occurrence is cancelled");
+    assertTrue(store.pause("tenant-a", s.scheduleId()).await().isEmpty(), "pausing twice changes nothing");
+    assertEquals(0, pass(3_000).schedules(), "a paused schedule is not materialised");
+
+    // Paused long enough for its cursor to fall 5 s behind: resuming applies the misfire policy.
+    db.pool.query("UPDATE schedules SET next_due = next_due - interval '30 seconds', start_at = start_at - "
+        + "interval '30 seconds' WHERE schedule_id = " + s.scheduleId()).execute().await();
+    assertEquals("ACTIVE", store.resume("tenant-a", s.scheduleId()).await().orElseThrow().status());
+    pass(1_000);
+    ScheduleRow resumed = store.find("tenant-a", s.scheduleId()).await().orElseThrow();
+    assertTrue(resumed.misfired() >= 20, "skip records the due times missed while paused: " + resumed.misfired());
+  }
+
+  @Test
+  void deletingEndsTheScheduleAndCancelsWhatIsPending() {
+    ScheduleRow s = everySecond(Instant.ofEpochMilli(db.dbNow() + 1_000), "fire_once", null);
+    pass(3_000);
+    ScheduleRow ended = store.end("tenant-a", s.scheduleId()).await().orElseThrow();
+    assertEquals("ENDED", ended.status());
+    assertNull(ended.nextDue());
+    assertTrue(occurrences(s.scheduleId()).stream().allMatch(r -> "CANCELLED".equals(r.getString("status"))));
+    assertTrue(store.end("tenant-a", s.scheduleId()).await().isEmpty());
+    assertTrue(store.trigger("tenant-a", s.scheduleId(), IDS.incrementAndGet()).await().isEmpty(),
+        "an ended schedule cannot be triggered");
+  }
+
+  @Test
+  void triggerCreatesOneOccurrenceNowOutsideTheSequence() {
+    ScheduleRow s = everySecond(Instant.ofEpochMilli(db.dbNow() + 60_000), "fire_once", null);
+    assertTrue(store.trigger("tenant-b", s.scheduleId(), IDS.incrementAndGet()).await().isEmpty(),
+        "another tenant's schedule does not exist for them");
+    long taskId = IDS.incrementAndGet();
+    assertEquals(taskId, store.trigger("tenant-a", s.scheduleId(), taskId).await().orElseThrow().taskId());
+    Row row = occurrences(s.scheduleId()).get(0);
+    assertEquals("READY", row.getString("status"), "an HTTP occurrence due now");
+    ScheduleRow after = store.find("tenant-a", s.scheduleId()).await().orElseThrow();
+    assertEquals(1, after.runs());
+    assertEquals(s.nextDue(), after.nextDue(), "the sequence is untouched");
+  }
+
+  @Test
+  void listingPagesThroughATenantsSchedulesNewestFirst() {
+    List<Long> ids = new ArrayList<>();
+    for (int i = 0; i < 5; i++) {
+      ids.add(0, everySecond(Instant.ofEpochMilli(db.dbNow() + 60_000), "fire_once", null).scheduleId());
+    }
+    List<ScheduleRow> first = store.list("tenant-a", null, null, null, 3).await();
+    assertEquals(ids.subList(0, 3), first.stream().map(ScheduleRow::scheduleId).toList());
+    ScheduleRow last = first.get(2);
+    List<ScheduleRow> second = store.list("tenant-a", null, java.time.OffsetDateTime.ofInstant(last.createdAt(),
+        java.time.ZoneOffset.UTC), last.scheduleId(), 3).await();
+    assertEquals(ids.subList(3, 5), second.stream().map(ScheduleRow::scheduleId).toList());
+    assertTrue(store.list("tenant-b", null, null, null, 3).await().isEmpty());
+    assertTrue(store.list("tenant-a", "PAUSED", null, null, 3).await().isEmpty());
+  }
 }
