@@ -24,9 +24,13 @@ record ListCursor(long createdAtMicros, long taskId) {
   private static final int LENGTH = 17;
 
   static ListCursor after(TaskRecord last) {
-    OffsetDateTime t = last.createdAt();
-    return new ListCursor(Math.addExact(Math.multiplyExact(t.toEpochSecond(), 1_000_000L), t.getNano() / 1_000),
-        last.taskId());
+    return at(last.createdAt(), last.taskId());
+  }
+
+  /** The position of a row created at {@code createdAt} with this id (a task's or a schedule's). */
+  static ListCursor at(OffsetDateTime createdAt, long id) {
+    return new ListCursor(Math.addExact(Math.multiplyExact(createdAt.toEpochSecond(), 1_000_000L),
+        createdAt.getNano() / 1_000), id);
   }
 
   String encode() {

@@ -63,6 +63,11 @@ public final class TaskSubmitter {
   }
 
   /** Now on the database clock: the base of {@code delay_ms}. */
+  /** A new id from this node's generator (tasks and schedules share the id space). */
+  long newId() {
+    return ids.nextId();
+  }
+
   long now() {
     return clock.nowMillis();
   }
@@ -130,7 +135,7 @@ public final class TaskSubmitter {
    * The leader's wheel takes it directly when this node leads; otherwise it crosses the cluster. If
    * that message is lost (no leader right now), the next leader's loader finds the task in PostgreSQL.
    */
-  private void toWheel(List<ScheduledTask> due) {
+  void toWheel(List<ScheduledTask> due) {
     if (due.isEmpty()) {
       return;
     }

@@ -1,0 +1,203 @@
+package ax.api;
+
+import ax.signing.RequestSigning;
+import ax.store.RecurringScheduleStore;
+import ax.store.RecurringScheduleStore.ScheduleRow;
+import ax.wheel.ScheduledTask;
+import io.vertx.core.Future;
+import io.vertx.core.json.JsonArray;
+import io.vertx.core.json.JsonObject;
+import io.vertx.ext.web.RoutingContext;
+
+import java.time.OffsetDateTime;
+import java.time.ZoneOffset;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.OptionalLong;
+import java.util.Set;
+import java.util.function.BiFunction;
+import java.util.function.LongConsumer;
+
+/**
+ * The schedule operations of openapi.yaml (API.md "Recurring schedules"). Schedules belong to the
+ * caller's tenant like tasks: another tenant's schedule is simply not found. Occurrences are created by
+ * the leader ({@code OccurrenceVerticle}); {@code trigger} creates one here and hands it to the wheel.
+ */
+final class ScheduleHandlers {
+  private static final Set<String> STATUSES = Set.of("ACTIVE", "PAUSED", "ENDED");
+
+  private final TaskSubmitter submitter;
+  private final RecurringScheduleStore store;
+  private final ScheduleRequestParser parser;
+
+  ScheduleHandlers(TaskSubmitter submitter, RecurringScheduleStore store, ScheduleRequestParser parser) {
+    this.submitter = submitter;
+    this.store = store;
+    this.parser = parser;
+  }
+
+  void create(RoutingContext ctx) {
+    ApiPrincipal who = ctx.get(ApiPrincipal.CONTEXT_KEY);
+    ScheduleRequestParser.Definition d;
+    try {
+      d = parser.parse(HttpJson.bodyObject(ctx), submitter.now());
+    } catch (InvalidRequest e) {
+      e.problem().send(ctx);
+      return;
+    }
+    if (d.firstDue() == null) {
+      Problem.validation("end_at: the schedule has no due time between now and end_at").send(ctx);
+      return;
+    }
+    ScheduleRow row = new ScheduleRow(submitter.newId(), who.tenantId(), who.accessKey(), d.name(), d.cron(),
+        d.everyMs(), d.afterMs(), d.timeZone(), d.startAt(), d.endAt(), d.maxRuns(), d.misfire().wire(),
+        d.overlap().wire(), d.templateJson(), "ACTIVE", d.firstDue(), 0, 0, 0, null, null, null);
+    store.create(row).onComplete(ar -> {
+      if (ar.failed() && TaskSubmitter.isInvariantViolation(ar.cause())) {
+        // The one unique rule a schedule can break: (tenant, name) among schedules that have not ended.
+        new Problem(409, "schedule_name_taken", "Name taken",
+            "name: a schedule of yours that has not ended has this name").send(ctx);
+      } else if (ar.failed()) {
+        ctx.fail(ar.cause());
+      } else {
+        HttpJson.send(ctx, 201, ScheduleJson.created(ar.result()));
+      }
+    });
+  }
+
+  void get(RoutingContext ctx) {
+    ApiPrincipal who = ctx.get(ApiPrincipal.CONTEXT_KEY);
+    withId(ctx, id -> answer(ctx, store.find(who.tenantId(), id), "no such schedule"));
+  }
+
+  void pause(RoutingContext ctx) {
+    change(ctx, store::pause, "no such schedule, or it is not ACTIVE");
+  }
+
+  void resume(RoutingContext ctx) {
+    change(ctx, store::resume, "no such schedule, or it is not PAUSED");
+  }
+
+  void delete(RoutingContext ctx) {
+    change(ctx, store::end, "no such schedule, or it has ended");
+  }
+
+  void trigger(RoutingContext ctx) {
+    ApiPrincipal who = ctx.get(ApiPrincipal.CONTEXT_KEY);
+    withId(ctx, id -> store.trigger(who.tenantId(), id, submitter.newId()).onComplete(ar -> {
+      if (ar.failed()) {
+        ctx.fail(ar.cause());
+      } else if (ar.result().isEmpty()) {
+        conflictOrNotFound(ctx, who, id, "the schedule has ended");
+      } else {
+        ScheduledTask t = ar.result().get();
+        submitter.toWheel(List.of(t));
+        HttpJson.send(ctx, 201, new JsonObject().put("task_id", Long.toString(t.taskId())));
+      }
+    }));
+  }
+
+  void list(RoutingContext ctx) {
+    ApiPrincipal who = ctx.get(ApiPrincipal.CONTEXT_KEY);
+    String status;
+    int limit;
+    ListCursor after;
+    try {
+      Map<String, String> params = RequestSigning.parameters(ctx.request().query());
+      status = params.get("status");
+      if (status != null && !STATUSES.contains(status)) {
+        throw InvalidRequest.field("status", "must be one of ACTIVE, PAUSED, ENDED");
+      }
+      try {
+        limit = params.containsKey("limit") ? Integer.parseInt(params.get("limit")) : TaskListHandler.DEFAULT_LIMIT;
+      } catch (NumberFormatException e) {
+        limit = 0;
+      }
+      if (limit < 1 || limit > TaskListHandler.MAX_LIMIT) {
+        throw InvalidRequest.field("limit", "must be a whole number 1.." + TaskListHandler.MAX_LIMIT);
+      }
+      after = params.containsKey("cursor") ? ListCursor.decode(params.get("cursor")) : null;
+    } catch (InvalidRequest e) {
+      e.problem().send(ctx);
+      return;
+    } catch (IllegalArgumentException e) { // a repeated or undecodable query parameter
+      Problem.validation("query: " + e.getMessage()).send(ctx);
+      return;
+    }
+    OffsetDateTime afterCreated = after == null ? null : after.position().createdAt();
+    Long afterId = after == null ? null : after.position().taskId();
+    int pageSize = limit;
+    // One more than asked: whether a next page exists, without a second query.
+    store.list(who.tenantId(), status, afterCreated, afterId, limit + 1).onComplete(ar -> {
+      if (ar.failed()) {
+        ctx.fail(ar.cause());
+        return;
+      }
+      List<ScheduleRow> rows = ar.result();
+      boolean more = rows.size() > pageSize;
+      List<ScheduleRow> page = more ? rows.subList(0, pageSize) : rows;
+      JsonArray items = new JsonArray();
+      page.forEach(r -> items.add(ScheduleJson.full(r)));
+      ScheduleRow last = page.isEmpty() ? null : page.get(page.size() - 1);
+      String next = !more ? null
+          : ListCursor.at(OffsetDateTime.ofInstant(last.createdAt(), ZoneOffset.UTC), last.scheduleId()).encode();
+      HttpJson.send(ctx, 200, new JsonObject().put("items", items).put("next_cursor", next));
+    });
+  }
+
+  private void change(RoutingContext ctx, BiFunction<String, Long, Future<Optional<ScheduleRow>>> op,
+                      String conflict) {
+    ApiPrincipal who = ctx.get(ApiPrincipal.CONTEXT_KEY);
+    withId(ctx, id -> op.apply(who.tenantId(), id).onComplete(ar -> {
+      if (ar.failed()) {
+        ctx.fail(ar.cause());
+      } else if (ar.result().isEmpty()) {
+        conflictOrNotFound(ctx, who, id, conflict);
+      } else {
+        HttpJson.send(ctx, 200, ScheduleJson.full(ar.result().get()));
+      }
+    }));
+  }
+
+  /** The change did not apply: 404 when the caller has no such schedule, else 409 with its status. */
+  private void conflictOrNotFound(RoutingContext ctx, ApiPrincipal who, long id, String why) {
+    store.find(who.tenantId(), id).onComplete(ar -> {
+      if (ar.failed()) {
+        ctx.fail(ar.cause());
+      } else if (ar.result().isEmpty()) {
+        Problem.notFound("no such schedule").send(ctx);
+      } else {
+        new Problem(409, "schedule_state_conflict", "Not in that state",
+            why + " (status " + ar.result().get().status() + ")").send(ctx);
+      }
+    });
+  }
+
+  private static void answer(RoutingContext ctx, Future<Optional<ScheduleRow>> found, String missing) {
+    found.onComplete(ar -> {
+      if (ar.failed()) {
+        ctx.fail(ar.cause());
+      } else if (ar.result().isEmpty()) {
+        Problem.notFound(missing).send(ctx);
+      } else {
+        HttpJson.send(ctx, 200, ScheduleJson.full(ar.result().get()));
+      }
+    });
+  }
+
+  private static void withId(RoutingContext ctx, LongConsumer then) {
+    OptionalLong id;
+    try {
+      id = TaskIds.parse(ctx.pathParam("schedule_id"));
+    } catch (InvalidRequest e) {
+      e.problem().send(ctx);
+      return;
+    }
+    if (id.isPresent()) {
+      then.accept(id.getAsLong());
+    } else {
+      Problem.notFound("no such schedule").send(ctx);
+    }
+  }
+}
