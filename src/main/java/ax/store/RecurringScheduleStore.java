@@ -105,9 +105,8 @@ public final class RecurringScheduleStore {
        WHERE s.schedule_id = u.schedule_id""");
 
   /**
-   * Occurrences created ahead of time and not dispatched yet, cancelled when their schedule is paused or
-   * deleted. They stay as CANCELLED tasks — the record of due times that did not run — and the cursor
-   * is not moved back, so resuming never creates them again.
+   * Occurrences created ahead of time and not dispatched yet, cancelled when their schedule is deleted;
+   * they stay as CANCELLED tasks, the record of due times that did not run (API.md).
    */
   private static final Sql CANCEL_PENDING = Sql.of("""
       UPDATE tasks SET status = 'CANCELLED', error = :why, updated_at = now()
@@ -118,9 +117,22 @@ public final class RecurringScheduleStore {
        WHERE schedule_id = :id AND tenant_id = :tenant AND status = 'ACTIVE'
       RETURNING\s""" + COLUMNS);
 
-  /** Cancelled occurrences do not count as runs: max_runs counts occurrences that could run. */
-  private static final Sql UNCOUNT = Sql.of("""
-      UPDATE schedules SET runs = greatest(0, runs - :cancelled) WHERE schedule_id = :id
+  /**
+   * Pausing takes back the occurrences created ahead that have not fired (attempt 0: a retry pending is
+   * a run in progress and stays), and moves the cursor back to the first of them: they were only made
+   * early because of the load window, and on resume they are made again — on time, or through the
+   * misfire policy if their time passed meanwhile — instead of leaving a hole as long as the window.
+   */
+  private static final Sql TAKE_BACK = Sql.of("""
+      WITH gone AS (
+        DELETE FROM tasks WHERE schedule_id = :id AND status IN ('DELAYED','READY') AND attempt = 0
+        RETURNING scheduled_time
+      ), counted AS (
+        SELECT count(*) AS n, min(scheduled_time) AS first FROM gone
+      )
+      UPDATE schedules s SET runs = greatest(0, s.runs - c.n), next_due = LEAST(s.next_due, c.first)
+        FROM counted c
+       WHERE s.schedule_id = :id
       RETURNING\s""" + COLUMNS);
 
   /** The cursor is where pausing left it: due times missed meanwhile go through the misfire policy. */
@@ -203,14 +215,12 @@ public final class RecurringScheduleStore {
         .map(rows -> rows.size() == 0 ? Optional.empty() : Optional.of(read(rows.iterator().next())));
   }
 
-  /** Pauses an ACTIVE schedule and cancels its pending occurrences; empty when it is not ACTIVE (or not theirs). */
+  /** Pauses an ACTIVE schedule and takes back what it created ahead; empty when it is not ACTIVE (or not theirs). */
   public Future<Optional<ScheduleRow>> pause(String tenantId, long scheduleId) {
     return pool.withTransaction(conn -> conn.preparedQuery(PAUSE.text())
         .execute(PAUSE.params().set("id", scheduleId).set("tenant", tenantId).tuple())
         .compose(rows -> rows.size() == 0 ? Future.succeededFuture(Optional.<ScheduleRow>empty())
-            : cancelPending(conn, scheduleId, "schedule paused").compose(cancelled ->
-                conn.preparedQuery(UNCOUNT.text()).execute(UNCOUNT.params().set("id", scheduleId)
-                    .set("cancelled", (long) cancelled).tuple()))
+            : conn.preparedQuery(TAKE_BACK.text()).execute(TAKE_BACK.params().set("id", scheduleId).tuple())
             .map(updated -> Optional.of(read(updated.iterator().next())))));
   }
 

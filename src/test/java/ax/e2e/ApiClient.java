@@ -45,6 +45,10 @@ final class ApiClient {
         "", System.currentTimeMillis(), newNonce(), null);
   }
 
+  Reply delete(String path) throws Exception {
+    return send("DELETE", path, null, "", System.currentTimeMillis(), newNonce(), null);
+  }
+
   Reply submit(JsonObject task) throws Exception {
     return post("/openapi/v1/tasks", task.encode());
   }
@@ -73,6 +77,8 @@ final class ApiClient {
         .header("X-Ax-Nonce", nonce).header("X-Ax-Signature", sig);
     if ("POST".equals(method)) {
       b.header("Content-Type", contentType).POST(HttpRequest.BodyPublishers.ofByteArray(bytes));
+    } else if ("DELETE".equals(method)) {
+      b.DELETE();
     } else {
       b.GET();
     }
