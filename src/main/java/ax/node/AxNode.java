@@ -108,7 +108,7 @@ public final class AxNode {
 
   public Future<AxNode> start() {
     PgConnectOptions pg = Database.connectOptions(config.pgUrl());
-    Database.migrate(pg);
+    LOG.info(Database.migrate(pg));
 
     PrometheusMeterRegistry registry = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
     return buildVertx(registry).compose(v -> {
