@@ -14,7 +14,8 @@ import java.util.concurrent.TimeUnit;
 
 /**
  * Runs one node until the process is told to stop: reads the settings, starts the node (and for
- * {@code dev} the embedded PostgreSQL), prints where it serves, and on SIGTERM stops it gracefully.
+ * {@code dev} the embedded PostgreSQL, unless AX_PG_URL names one), prints where it serves, and on
+ * SIGTERM stops it gracefully.
  * Returns the exit code: 2 for a bad setting, 1 when the node cannot start.
  */
 final class NodeLauncher {
@@ -26,9 +27,14 @@ final class NodeLauncher {
     DevDatabase devDb = null;
     try {
       if (dev) {
-        System.out.println("ax dev: starting embedded PostgreSQL …");
-        devDb = DevDatabase.start();
-        effective.putIfAbsent("AX_PG_URL", devDb.url());
+        if (blank(env.get("AX_PG_URL"))) {
+          System.out.println("ax dev: starting embedded PostgreSQL …");
+          devDb = DevDatabase.start();
+          effective.put("AX_PG_URL", devDb.url());
+        } else {
+          // the way to run dev where the jar has no PostgreSQL binaries (and to keep the data)
+          System.out.println("ax dev: using the PostgreSQL at AX_PG_URL");
+        }
         effective.putIfAbsent("AX_BOOTSTRAP_KEY", "dev-" + hex(4) + ":" + hex(16) + ":dev");
       }
       AxConfig config = AxConfig.fromEnv(effective, dev);
@@ -65,6 +71,10 @@ final class NodeLauncher {
     } finally {
       closeQuietly(devDb);
     }
+  }
+
+  private static boolean blank(String s) {
+    return s == null || s.isBlank();
   }
 
   private static String describe(Throwable cause, AxConfig config) {

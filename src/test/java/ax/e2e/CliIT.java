@@ -37,8 +37,13 @@ class CliIT {
 
   /** Runs {@code java -jar ax.jar args…} to its end with only {@code env} of the AX_* variables. */
   private static Run run(Map<String, String> env, String... args) throws Exception {
-    List<String> cmd = new ArrayList<>(List.of(AxProcess.javaBin(), "-Xmx256m", "-jar",
-        System.getProperty("ax.jar", "target/ax.jar")));
+    return run(List.of(), env, args);
+  }
+
+  private static Run run(List<String> jvmOptions, Map<String, String> env, String... args) throws Exception {
+    List<String> cmd = new ArrayList<>(List.of(AxProcess.javaBin(), "-Xmx256m"));
+    cmd.addAll(jvmOptions);
+    cmd.addAll(List.of("-jar", System.getProperty("ax.jar", "target/ax.jar")));
     cmd.addAll(List.of(args));
     Path out = Files.createTempFile("ax-cli-", ".out");
     Path err = Files.createTempFile("ax-cli-", ".err");
@@ -167,6 +172,45 @@ class CliIT {
           assertFalse(all.contains(noise), noise + ":\n" + all);
         }
       }
+    }
+  }
+
+  @Test
+  void theJarCarriesThePostgresOfEveryPlatformDevRunsOn() throws Exception {
+    try (java.util.zip.ZipFile jar = new java.util.zip.ZipFile(System.getProperty("ax.jar", "target/ax.jar"))) {
+      for (String bundle : ax.node.PgBundles.shipped()) {
+        assertTrue(jar.getEntry(bundle) != null && jar.getEntry(bundle).getSize() > 10_000_000,
+            bundle + " is in the jar");
+      }
+    }
+  }
+
+  @Test
+  void devStartsItsEmbeddedPostgresFromTheJar() throws Exception {
+    try (AxProcess ax = AxProcess.start("dev", Map.of())) {
+      List<String> lines = awaitLine(ax, "ax dev is up on http://127.0.0.1:" + ax.port + " ");
+      assertEquals("ax dev: starting embedded PostgreSQL …", lines.get(0), ax.output());
+    }
+  }
+
+  /** A platform without binaries, played by overriding os.arch: the message says what to do instead. */
+  @Test
+  void devOnAPlatformWithoutBinariesSaysToUseAxPgUrl() throws Exception {
+    Run r = run(List.of("-Dos.arch=ppc64le"), Map.of(), "dev");
+
+    assertEquals(1, r.code(), r.both());
+    assertTrue(r.err().contains("ax: this jar has no embedded PostgreSQL for " + System.getProperty("os.name")
+        + " ppc64le"), r.both());
+    assertTrue(r.err().contains("set AX_PG_URL=") && r.err().contains("java -jar ax.jar server"), r.both());
+  }
+
+  @Test
+  void devUsesThePostgresOfAxPgUrlWhenOneIsGiven() throws Exception {
+    try (TestPostgres pg = TestPostgres.create(); AxProcess ax = AxProcess.start("dev", Map.of("AX_PG_URL", pg.url()))) {
+      List<String> lines = awaitLine(ax, "ax dev is up on http://127.0.0.1:" + ax.port + " ");
+      assertEquals("ax dev: using the PostgreSQL at AX_PG_URL", lines.get(0), ax.output());
+      assertTrue(ax.output().contains(pg.url().substring(pg.url().indexOf('@') + 1) + ": schema at version"),
+          ax.output());
     }
   }
 
