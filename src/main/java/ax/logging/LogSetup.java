@@ -40,6 +40,10 @@ public final class LogSetup {
     } catch (IOException e) {
       throw new UncheckedIOException(e);
     }
+    // A configured level reaches a logger below it only through a Logger object of that name: JUL makes
+    // one when a descendant is created later, but not for descendants that exist already. Making it
+    // here re-parents those under it. Their parent link is a strong reference, so it lives as they do.
+    QuietLoggers.at(settings.level()).keySet().forEach(Logger::getLogger);
     ConsoleHandler stderr = new ConsoleHandler();
     stderr.setLevel(Level.ALL);
     stderr.setFormatter(formatter(settings.format()));

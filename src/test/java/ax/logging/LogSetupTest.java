@@ -50,6 +50,17 @@ class LogSetupTest {
     assertTrue(lines.get(1).endsWith(" WARNING Flyway: a real problem"), lines.get(1));
   }
 
+  /** Held so it stays alive: a library's logger made before the install (Flyway's, in a long-lived JVM). */
+  private static final Logger EARLY = Logger.getLogger("org.flywaydb.core.internal.command.DbValidate");
+
+  @Test
+  void aLibraryLoggerMadeBeforeTheInstallIsHeldBackToo() throws Exception {
+    List<String> lines = installedAndLogged(new LogSettings(LogSettings.Format.TEXT, Level.INFO), () ->
+        EARLY.info("Successfully validated 6 migrations"));
+
+    assertEquals(List.of(), lines);
+  }
+
   @Test
   void jsonWritesOneObjectPerRecordAndDebugHidesNothing() throws Exception {
     List<String> lines = installedAndLogged(new LogSettings(LogSettings.Format.JSON, Level.FINE), () -> {
