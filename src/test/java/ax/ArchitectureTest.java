@@ -26,7 +26,8 @@ class ArchitectureTest {
       "ax.signing.RequestSigning", "ax.signing.SignatureVerifier", "ax.signing.OutboundSignature",
       "ax.signing.Hmac", "ax.ratelimit.TokenBucket", "ax.ratelimit.RateLimitSpec",
       "ax.http.CallbackUrlPolicy", "ax.clock.DbClock", "ax.clock.Rfc3339", "ax.json.StoredJson", "ax.api.Utf8",
-      "ax.api.WholeNumbers", "ax.api.BodyBudget", "ax.health.Readiness$Report"};
+      "ax.api.WholeNumbers", "ax.api.BodyBudget", "ax.health.Readiness$Report",
+      "ax.logging.LineFormatter", "ax.logging.JsonLineFormatter", "ax.logging.QuietLoggers"};
 
   @ArchTest
   static final ArchRule purePackagesImportNoVertx = noClasses().that().resideInAnyPackage(PURE_PACKAGES)
@@ -38,8 +39,8 @@ class ArchitectureTest {
       .that(com.tngtech.archunit.base.DescribedPredicate.describe("are listed in PURE_CLASSES",
           c -> java.util.Set.of(PURE_CLASSES).contains(c.getName())))
       .should().dependOnClassesThat().resideInAnyPackage("io.vertx..", "io.netty..")
-      .because("signing, the token bucket, the URL policy, the clocks, the body checks and budget and "
-          + "stored-JSON rules are pure logic");
+      .because("signing, the token bucket, the URL policy, the clocks, the body checks and budget, the "
+          + "stored-JSON rules and the log formats are pure logic");
 
   @ArchTest
   static final ArchRule theBridgeDecisionsImportNoVertx = noClasses().that().haveNameMatching(

@@ -13,6 +13,7 @@ import java.util.UUID;
  * Every setting of a node, read once from the environment and validated at start: a bad value stops
  * the node with a message that names the variable, instead of surfacing later as odd behaviour.
  * The variables and defaults are the ones of API.md plus the tuning knobs documented in the README.
+ * AX_LOG_LEVEL and AX_LOG_FORMAT are read apart, by {@link LogSettings}, before any command runs.
  */
 public record AxConfig(
     int httpPort,

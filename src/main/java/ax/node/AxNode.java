@@ -111,7 +111,7 @@ public final class AxNode {
 
   public Future<AxNode> start() {
     PgConnectOptions pg = Database.connectOptions(config.pgUrl());
-    Database.migrate(pg);
+    LOG.info(Database.migrate(pg));
 
     PrometheusMeterRegistry registry = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
     return buildVertx(registry).compose(v -> {
@@ -134,8 +134,9 @@ public final class AxNode {
     options.setEventBusOptions(new EventBusOptions().setHost(cluster.host()).setClusterPublicHost(cluster.host()));
     LOG.info("joining cluster " + cluster.members() + " from " + cluster.host() + ":" + cluster.port());
     HazelcastClusterManager manager = HazelcastSettings.clusterManager(cluster);
-    return builder.with(options).withClusterManager(manager).buildClustered().onSuccess(v ->
-        this.cluster = new HazelcastClusterView(manager));
+    return builder.with(options).withClusterManager(manager).buildClustered()
+        .recover(e -> Future.failedFuture(PortInUse.explain(e, cluster.port(), "AX_CLUSTER_PORT")))
+        .onSuccess(v -> this.cluster = new HazelcastClusterView(manager));
   }
 
   private Future<AxNode> startOn(PgConnectOptions pg, PrometheusMeterRegistry registry) {
@@ -224,7 +225,8 @@ public final class AxNode {
         .compose(id -> {
           leaderDeployment = id;
           // One instance per core: the API's event loops share the port (Vert.x load-balances).
-          return vertx.deployVerticle(apiInstance, new DeploymentOptions().setInstances(CORES));
+          return vertx.deployVerticle(apiInstance, new DeploymentOptions().setInstances(CORES))
+              .recover(e -> Future.failedFuture(PortInUse.explain(e, config.httpPort(), "AX_HTTP_PORT")));
         })
         .onSuccess(id -> apiDeployment = id)
         .onSuccess(id -> LOG.info("ax node " + config.nodeId() + " (slot " + slot + ") serving on port "
@@ -278,7 +280,9 @@ public final class AxNode {
     }
     BridgeVerticle bridge = new BridgeVerticle(new BridgeVerticle.Settings(ex.bridgeHost(), config.bridgePort(),
         ex.bridgeLimits()), ExecutorTokens.verifier(vertx, ex.jwtSecret()), metrics);
-    return vertx.deployVerticle(bridge).onSuccess(id -> bridgeDeployment = id);
+    return vertx.deployVerticle(bridge)
+        .recover(e -> Future.failedFuture(PortInUse.explain(e, config.bridgePort(), "AX_BRIDGE_PORT")))
+        .onSuccess(id -> bridgeDeployment = id);
   }
 
   /** The project's openapi.yaml, packaged into the jar by the build. */

@@ -6,6 +6,7 @@ import io.vertx.pgclient.PgConnectOptions;
 import io.vertx.sqlclient.Pool;
 import io.vertx.sqlclient.PoolOptions;
 import org.flywaydb.core.Flyway;
+import org.flywaydb.core.api.output.MigrateResult;
 
 /**
  * Connects to PostgreSQL: runs the versioned migrations (blocking JDBC, once, before any verticle is
@@ -25,14 +26,22 @@ public final class Database {
     }
   }
 
-  public static void migrate(PgConnectOptions o) {
+  /**
+   * Brings the schema up to date; returns one line saying where it stands, for the node's log (Flyway's
+   * own line per migration is held back, see ax.logging.QuietLoggers).
+   */
+  public static String migrate(PgConnectOptions o) {
     String jdbc = "jdbc:postgresql://" + o.getHost() + ":" + o.getPort() + "/" + o.getDatabase();
-    Flyway.configure()
+    MigrateResult result = Flyway.configure()
         .dataSource(jdbc, o.getUser(), o.getPassword() == null ? "" : o.getPassword())
         .locations("classpath:db/migration")
         .connectRetries(0)
         .load()
         .migrate();
+    // With nothing to apply, Flyway leaves the target version unset: the schema is where it was.
+    String version = result.targetSchemaVersion != null ? result.targetSchemaVersion : result.initialSchemaVersion;
+    return "PostgreSQL " + o.getHost() + ":" + o.getPort() + "/" + o.getDatabase() + ": schema at version "
+        + version + " (" + result.migrationsExecuted + " migrations applied now)";
   }
 
   public static Pool pool(Vertx vertx, PgConnectOptions o, int maxSize) {

@@ -9,11 +9,17 @@ import ax.executor.ServerAddress;
 import ax.executor.TaskHandler;
 import ax.protocol.Names;
 import ax.protocol.TokenClaims;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.ParameterException;
+import picocli.CommandLine.Spec;
 
 import java.io.IOException;
 import java.nio.file.Path;
 import java.util.Map;
-import java.util.Set;
+import java.util.TreeSet;
+import java.util.concurrent.Callable;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 
@@ -22,53 +28,60 @@ import java.util.concurrent.TimeUnit;
  * {@code executor <id> registered with <server> session <s>} on every registration (tests wait for it),
  * and on SIGTERM drains, prints a summary line and exits 0.
  */
-public final class ExecutorCommand {
+@Command(name = "executor", mixinStandardHelpOptions = true, versionProvider = AxVersion.class,
+    description = "Runs a demo executor (processors echo, noop, sleep, fail) connected to the bridge of one or more nodes.")
+public final class ExecutorCommand implements Callable<Integer> {
   static final String TOKEN_ENV = "AX_EXECUTOR_TOKEN";
-  private static final Set<String> OPTIONS =
-      Set.of("servers", "token", "processors", "executor-id", "zone", "record", "pools", "buffer");
 
-  private ExecutorCommand() {
+  @Option(names = "--servers", required = true, paramLabel = "HOST:PORT[,HOST:PORT…]",
+      description = "bridge ports of any nodes")
+  String servers;
+
+  @Option(names = "--token", paramLabel = "TOKEN", description = "from executor-token (default: $" + TOKEN_ENV + ")")
+  String token;
+
+  @Option(names = "--processors", required = true, paramLabel = "NAME[,NAME…]",
+      description = "which demo processors to serve: echo, noop, sleep, fail")
+  String processors;
+
+  @Option(names = "--executor-id", paramLabel = "ID", description = "default: the token's subject")
+  String executorId;
+
+  @Option(names = "--zone", paramLabel = "ZONE", description = "the zone this executor registers in")
+  String zone;
+
+  @Option(names = "--record", paramLabel = "FILE", description = "append every execution started to FILE")
+  Path record;
+
+  @Option(names = "--pools", paramLabel = "high=8,default=16,slow=8", description = "worker threads per pool")
+  String pools;
+
+  @Option(names = "--buffer", paramLabel = "N", description = "tasks held beyond the worker threads")
+  Integer buffer;
+
+  @Spec
+  CommandSpec spec;
+
+  private final Map<String, String> env;
+
+  ExecutorCommand(Map<String, String> env) {
+    this.env = env;
   }
 
-  public static int run(String[] args, Map<String, String> env) {
-    AxExecutor executor;
+  @Override
+  public Integer call() {
     FileExecutionRecorder recorder = null;
+    AxExecutor executor;
     try {
-      Map<String, String> opts = CliOptions.parse(args, OPTIONS);
-      String token = opts.getOrDefault("token", env.get(TOKEN_ENV));
-      if (opts.get("servers") == null || token == null || opts.get("processors") == null) {
-        throw new IllegalArgumentException("--servers, --token (or " + TOKEN_ENV + ") and --processors are required");
-      }
-      String id = opts.containsKey("executor-id") ? opts.get("executor-id") : TokenClaims.unverifiedSubject(token);
-      AxExecutor.Builder builder = AxExecutor.builder()
-          .servers(opts.get("servers"))
-          .token(token)
-          .executorId(Names.requireExecutorId(id))
-          .zone(opts.get("zone"))
-          .listener(new PrintingListener(id));
-      for (String name : opts.get("processors").split(",")) {
-        TaskHandler handler = DemoProcessors.ALL.get(name.trim());
-        if (handler == null) {
-          throw new IllegalArgumentException("unknown processor '" + name.trim() + "' (known: "
-              + String.join(",", new java.util.TreeSet<>(DemoProcessors.ALL.keySet())) + ")");
-        }
-        builder.handler(name.trim(), handler);
-      }
-      if (opts.containsKey("pools")) {
-        builder.pools(PoolSizes.parse(opts.get("pools")));
-      }
-      if (opts.containsKey("buffer")) {
-        builder.buffer(parseInt(opts.get("buffer"), "--buffer"));
-      }
-      if (opts.containsKey("record")) {
-        recorder = new FileExecutionRecorder(Path.of(opts.get("record")));
+      AxExecutor.Builder builder = builder();
+      if (record != null) {
+        recorder = recorder(record);
         builder.recorder(recorder);
       }
       executor = builder.build();
-    } catch (IllegalArgumentException | IOException e) {
-      System.err.println("executor: " + e.getMessage());
-      usage();
-      return 2;
+    } catch (IllegalArgumentException e) {
+      close(recorder);
+      throw new ParameterException(spec.commandLine(), e.getMessage(), e);
     }
     installDrainOnShutdown(executor, recorder);
     executor.start();
@@ -78,6 +91,54 @@ public final class ExecutorCommand {
       Thread.currentThread().interrupt();
     }
     return 0;
+  }
+
+  /** Everything but the record file, checked: a refusal leaves nothing behind. */
+  private AxExecutor.Builder builder() {
+    String t = token != null ? token : env.get(TOKEN_ENV);
+    if (t == null) {
+      throw new IllegalArgumentException("Missing required option: '--token=TOKEN' (or set " + TOKEN_ENV + ")");
+    }
+    String id = executorId != null ? executorId : TokenClaims.unverifiedSubject(t);
+    AxExecutor.Builder builder = AxExecutor.builder()
+        .servers(servers)
+        .token(t)
+        .executorId(Names.requireExecutorId(id))
+        .zone(zone)
+        .listener(new PrintingListener(id));
+    for (String name : processors.split(",")) {
+      TaskHandler handler = DemoProcessors.ALL.get(name.trim());
+      if (handler == null) {
+        throw new IllegalArgumentException("unknown processor '" + name.trim() + "' (known: "
+            + String.join(",", new TreeSet<>(DemoProcessors.ALL.keySet())) + ")");
+      }
+      builder.handler(name.trim(), handler);
+    }
+    if (pools != null) {
+      builder.pools(PoolSizes.parse(pools));
+    }
+    if (buffer != null) {
+      builder.buffer(buffer);
+    }
+    return builder;
+  }
+
+  private FileExecutionRecorder recorder(Path file) {
+    try {
+      return new FileExecutionRecorder(file);
+    } catch (IOException e) {
+      throw new ParameterException(spec.commandLine(), "cannot open --record " + file + ": " + e);
+    }
+  }
+
+  private static void close(FileExecutionRecorder recorder) {
+    try {
+      if (recorder != null) {
+        recorder.close();
+      }
+    } catch (IOException ignored) {
+      // nothing was recorded yet
+    }
   }
 
   private static void installDrainOnShutdown(AxExecutor executor, FileExecutionRecorder recorder) {
@@ -102,19 +163,6 @@ public final class ExecutorCommand {
       // a completed drain is a clean exit.
       Runtime.getRuntime().halt(status);
     }, "ax-executor-drain"));
-  }
-
-  private static int parseInt(String value, String name) {
-    try {
-      return Integer.parseInt(value.trim());
-    } catch (NumberFormatException e) {
-      throw new IllegalArgumentException(name + " must be a whole number, got '" + value + "'");
-    }
-  }
-
-  private static void usage() {
-    System.err.println("usage: executor --servers host:port[,host:port…] --token TOKEN --processors echo,noop,sleep,fail"
-        + " [--executor-id ID] [--zone Z] [--record FILE] [--pools high=8,default=16,slow=8] [--buffer N]");
   }
 
   /** The lines tests and operators read. */

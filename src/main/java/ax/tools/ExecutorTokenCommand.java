@@ -3,9 +3,15 @@ package ax.tools;
 import ax.bridge.ExecutorTokens;
 import ax.protocol.Names;
 import io.vertx.core.Vertx;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.ParameterException;
+import picocli.CommandLine.Spec;
 
+import java.io.PrintWriter;
 import java.util.Map;
-import java.util.Set;
+import java.util.concurrent.Callable;
 
 /**
  * {@code ax executor-token --executor-id ID [--ttl-days N]}: prints a token for an executor, signed with
@@ -13,47 +19,50 @@ import java.util.Set;
  * {@link ExecutorTokens#DEFAULT_TTL_DAYS} days unless told otherwise, at most
  * {@link ExecutorTokens#MAX_TTL_DAYS}: the bridge refuses tokens that never expire or live longer.
  */
-public final class ExecutorTokenCommand {
+@Command(name = "executor-token", mixinStandardHelpOptions = true, versionProvider = AxVersion.class,
+    description = "Prints an executor token (a JWT whose subject is the executor id) signed with AX_EXECUTOR_JWT_SECRET.")
+public final class ExecutorTokenCommand implements Callable<Integer> {
   static final String SECRET_ENV = "AX_EXECUTOR_JWT_SECRET";
 
-  private ExecutorTokenCommand() {
+  @Option(names = "--executor-id", required = true, paramLabel = "ID",
+      description = "the executor's id: 1-64 of [A-Za-z0-9._:-]")
+  String executorId;
+
+  @Option(names = "--ttl-days", paramLabel = "N", defaultValue = "" + ExecutorTokens.DEFAULT_TTL_DAYS,
+      description = "days the token lives, 1-" + ExecutorTokens.MAX_TTL_DAYS + " (default: ${DEFAULT-VALUE})")
+  long ttlDays;
+
+  @Spec
+  CommandSpec spec;
+
+  private final Map<String, String> env;
+
+  ExecutorTokenCommand(Map<String, String> env) {
+    this.env = env;
   }
 
-  public static int run(String[] args, Map<String, String> env) {
-    Map<String, String> opts;
-    try {
-      opts = CliOptions.parse(args, Set.of("executor-id", "ttl-days"));
-    } catch (IllegalArgumentException e) {
-      System.err.println("executor-token: " + e.getMessage());
-      return 2;
-    }
-    String id = opts.get("executor-id");
-    if (!Names.isExecutorId(id)) {
-      System.err.println("executor-token: --executor-id is required: 1-64 of [A-Za-z0-9._:-]");
-      return 2;
-    }
-    long ttlDays;
-    try {
-      ttlDays = Long.parseLong(opts.getOrDefault("ttl-days", Integer.toString(ExecutorTokens.DEFAULT_TTL_DAYS)));
-    } catch (NumberFormatException e) {
-      ttlDays = -1;
+  @Override
+  public Integer call() {
+    if (!Names.isExecutorId(executorId)) {
+      throw new ParameterException(spec.commandLine(), "--executor-id must be 1-64 of [A-Za-z0-9._:-]");
     }
     if (ttlDays < 1 || ttlDays > ExecutorTokens.MAX_TTL_DAYS) {
-      System.err.println("executor-token: --ttl-days must be a whole number between 1 and "
+      throw new ParameterException(spec.commandLine(), "--ttl-days must be between 1 and "
           + ExecutorTokens.MAX_TTL_DAYS + " (default " + ExecutorTokens.DEFAULT_TTL_DAYS + ")");
-      return 2;
     }
     String secret = env.get(SECRET_ENV);
     try {
       ExecutorTokens.requireStrongSecret(secret);
     } catch (IllegalArgumentException e) {
-      System.err.println("executor-token: " + SECRET_ENV + " must be set to a secret of at least "
+      spec.commandLine().getErr().println("executor-token: " + SECRET_ENV + " must be set to a secret of at least "
           + ExecutorTokens.MIN_SECRET_BYTES + " bytes (" + e.getMessage() + ")");
-      return 2;
+      return spec.exitCodeOnInvalidInput();
     }
     Vertx vertx = Vertx.vertx();
     try {
-      System.out.println(ExecutorTokens.mint(vertx, secret, id, ttlDays * 86_400));
+      PrintWriter out = spec.commandLine().getOut();
+      out.println(ExecutorTokens.mint(vertx, secret, executorId, ttlDays * 86_400));
+      out.flush();
       return 0;
     } finally {
       vertx.close();

@@ -1,66 +1,97 @@
 package ax.tools;
 
 import ax.signing.RequestSigning;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.ParameterException;
+import picocli.CommandLine.Spec;
 
 import java.io.IOException;
+import java.io.PrintWriter;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.security.SecureRandom;
-import java.util.HashMap;
-import java.util.Map;
+import java.util.Locale;
+import java.util.concurrent.Callable;
 
 /**
  * {@code ax sign}: prints the four signing headers for one request, one {@code Name: value} per line,
- * so curl users can write {@code curl -H @<(java -jar ax.jar sign …) …}. The body signed must be
- * byte-for-byte the body sent: pass the same file to both with {@code --body-file}.
+ * so curl users can write {@code curl -H @h.txt …}. The body signed must be byte-for-byte the body
+ * sent: pass the same file to both with {@code --body-file}.
  */
-public final class SignCommand {
-  private SignCommand() {
-  }
+@Command(name = "sign", mixinStandardHelpOptions = true, versionProvider = AxVersion.class,
+    description = {"Prints the four signing headers of one API request, one 'Name: value' per line (for curl -H @FILE).",
+        "Sign exactly the bytes you send."})
+public final class SignCommand implements Callable<Integer> {
+  private static final String NONCE_ALPHABET = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789";
 
-  public static int run(String[] args) {
-    Map<String, String> opts = new HashMap<>();
-    for (int i = 0; i < args.length; i++) {
-      if (!args[i].startsWith("--") || i + 1 >= args.length) {
-        System.err.println("sign: expected --name value pairs, got " + args[i]);
-        return 2;
-      }
-      opts.put(args[i].substring(2), args[++i]);
-    }
-    String key = opts.get("key");
-    String secret = opts.get("secret");
-    String path = opts.get("path");
-    if (key == null || secret == null || path == null) {
-      System.err.println("sign: --key, --secret and --path are required");
-      return 2;
-    }
-    byte[] body;
-    try {
-      body = opts.containsKey("body-file") ? Files.readAllBytes(Path.of(opts.get("body-file")))
-          : opts.getOrDefault("body", "").getBytes(StandardCharsets.UTF_8);
-    } catch (IOException e) {
-      System.err.println("sign: cannot read " + opts.get("body-file") + ": " + e.getMessage());
-      return 2;
-    }
-    String method = opts.getOrDefault("method", body.length == 0 ? "GET" : "POST").toUpperCase();
-    String timestamp = opts.getOrDefault("timestamp", Long.toString(System.currentTimeMillis()));
-    String nonce = opts.getOrDefault("nonce", randomNonce());
-    String toSign = RequestSigning.stringToSign(method, path, RequestSigning.canonicalQuery(opts.get("query")),
-        timestamp, nonce, body);
-    System.out.println("X-Ax-Key: " + key);
-    System.out.println("X-Ax-Timestamp: " + timestamp);
-    System.out.println("X-Ax-Nonce: " + nonce);
-    System.out.println("X-Ax-Signature: " + RequestSigning.hmacSha256Hex(secret, toSign));
+  @Option(names = "--key", required = true, paramLabel = "AK", description = "access key")
+  String key;
+
+  @Option(names = "--secret", required = true, paramLabel = "SK", description = "its secret")
+  String secret;
+
+  @Option(names = "--path", required = true, paramLabel = "PATH", description = "request path, e.g. /openapi/v1/tasks")
+  String path;
+
+  @Option(names = "--method", paramLabel = "METHOD", description = "default: GET without a body, POST with one")
+  String method;
+
+  @Option(names = "--query", paramLabel = "QUERY", description = "the query string as sent, without '?'")
+  String query;
+
+  @Option(names = "--body", paramLabel = "JSON", description = "the body as sent")
+  String body;
+
+  @Option(names = "--body-file", paramLabel = "FILE", description = "the body as sent, read from FILE")
+  Path bodyFile;
+
+  @Option(names = "--timestamp", paramLabel = "MS", description = "epoch milliseconds (default: now)")
+  Long timestamp;
+
+  @Option(names = "--nonce", paramLabel = "NONCE", description = "default: 24 random letters and digits")
+  String nonce;
+
+  @Spec
+  CommandSpec spec;
+
+  @Override
+  public Integer call() {
+    byte[] bytes = body();
+    String verb = (method != null ? method : bytes.length == 0 ? "GET" : "POST").toUpperCase(Locale.ROOT);
+    String ts = Long.toString(timestamp != null ? timestamp : System.currentTimeMillis());
+    String n = nonce != null ? nonce : randomNonce();
+    String toSign = RequestSigning.stringToSign(verb, path, RequestSigning.canonicalQuery(query), ts, n, bytes);
+    PrintWriter out = spec.commandLine().getOut();
+    out.println("X-Ax-Key: " + key);
+    out.println("X-Ax-Timestamp: " + ts);
+    out.println("X-Ax-Nonce: " + n);
+    out.println("X-Ax-Signature: " + RequestSigning.hmacSha256Hex(secret, toSign));
+    out.flush();
     return 0;
   }
 
+  private byte[] body() {
+    if (body != null && bodyFile != null) {
+      throw new ParameterException(spec.commandLine(), "--body and --body-file cannot both be given");
+    }
+    if (bodyFile == null) {
+      return body == null ? new byte[0] : body.getBytes(StandardCharsets.UTF_8);
+    }
+    try {
+      return Files.readAllBytes(bodyFile);
+    } catch (IOException e) {
+      throw new ParameterException(spec.commandLine(), "cannot read --body-file " + bodyFile + ": " + e);
+    }
+  }
+
   private static String randomNonce() {
-    String alphabet = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789";
     SecureRandom r = new SecureRandom();
     StringBuilder sb = new StringBuilder(24);
     for (int i = 0; i < 24; i++) {
-      sb.append(alphabet.charAt(r.nextInt(alphabet.length())));
+      sb.append(NONCE_ALPHABET.charAt(r.nextInt(NONCE_ALPHABET.length())));
     }
     return sb.toString();
   }

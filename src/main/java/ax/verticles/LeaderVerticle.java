@@ -51,6 +51,8 @@ public final class LeaderVerticle extends VerticleBase {
   private LeaderTerm term;
   private long lastRenewSentNanos;
   private boolean inFlight;
+  /** Whether this standby stint was logged (see acquire). */
+  private boolean standbyAnnounced;
   private long timerId = -1;
 
   public LeaderVerticle(LeaseStore leases, OutcomeBacklog backlog, Settings settings) {
@@ -137,11 +139,16 @@ public final class LeaderVerticle extends VerticleBase {
       if (ar.succeeded() && ar.result().isPresent()) {
         lastRenewSentNanos = sentAt; // the lease runs from the database's now(), which is after sentAt
         LOG.info(holder + " became leader, epoch " + ar.result().get());
+        standbyAnnounced = false;
         change(LeaderTerm.leading(lease, holder, ar.result().get()));
         schedule(renewEveryMs());
       } else {
         if (ar.failed()) {
           LOG.log(Level.WARNING, "lease acquisition failed", ar.cause());
+        } else if (!standbyAnnounced) {
+          // once per stint as standby, so an operator sees this node's role at start and after a step-down
+          standbyAnnounced = true;
+          LOG.info(holder + " is standby: another node holds the leader lease");
         }
         schedule(acquireEveryMs());
       }
