@@ -2,6 +2,7 @@ package ax.config;
 
 import ax.bridge.BridgeLimits;
 import ax.ratelimit.RateLimitSpec;
+import ax.schedule.ScheduleSettings;
 import ax.task.RetryBackoff;
 
 import java.util.Arrays;
@@ -28,7 +29,8 @@ public record AxConfig(
     long leaseTtlMs,
     SchedulerTuning scheduler,
     ClusterSettings cluster,
-    ExecutorSettings executors) {
+    ExecutorSettings executors,
+    ScheduleSettings schedules) {
 
   /**
    * Clustering: empty {@code members} = a single node with a local event bus. Otherwise Hazelcast with
@@ -115,7 +117,17 @@ public record AxConfig(
         r.longIn("AX_LEASE_TTL_MS", 30_000, 1_000, 600_000),
         tuning,
         cluster(r),
-        executors(r));
+        executors(r),
+        schedules(r));
+  }
+
+  /** Recurring schedules: when a due time counts as missed, and how many missed ones fire_all may fire. */
+  private static ScheduleSettings schedules(EnvReader r) {
+    ScheduleSettings d = ScheduleSettings.defaults();
+    return new ScheduleSettings(
+        r.longIn("AX_SCHEDULE_MISFIRE_THRESHOLD_MS", d.misfireThresholdMs(), 0, 86_400_000),
+        r.intIn("AX_SCHEDULE_FIRE_ALL_CAP", d.fireAllCap(), 1, d.maxStepsPerPlan()),
+        d.maxStepsPerPlan());
   }
 
   private static ClusterSettings cluster(EnvReader r) {

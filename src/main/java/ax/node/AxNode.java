@@ -30,7 +30,6 @@ import ax.http.CallbackUrlPolicy;
 import ax.http.HostResolver;
 import ax.http.HttpTargetInvoker;
 import ax.metrics.AxMetrics;
-import ax.schedule.ScheduleSettings;
 import ax.store.ApiKeyStore;
 import ax.store.AttemptStore;
 import ax.store.Database;
@@ -215,7 +214,7 @@ public final class AxNode {
                 tuning.loadIntervalMs()))))
         .compose(id -> vertx.deployVerticle(new OccurrenceVerticle(new RecurringScheduleStore(pool), ids::nextId,
             metrics, new OccurrenceVerticle.Settings(tuning.loadIntervalMs(), tuning.loadWindowMs(), 500,
-                ScheduleSettings.defaults()))))
+                config.schedules()))))
         .compose(id -> vertx.deployVerticle(new ExecutorVerticle(new ExecutionStore(pool, config.nodeId()), clock,
             metrics, DispatchSettings.of(config.executors().heartbeatMs(), tuning.ackTimeoutMs(),
                 config.executors().readyQueueCap()), outcomes, routing::selectorFor)))
