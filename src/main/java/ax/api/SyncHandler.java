@@ -57,7 +57,7 @@ final class SyncHandler {
       return;
     }
     for (String field : List.of("trigger_time", "delay_ms", "depends_on", "callback_url")) {
-      if (body.containsKey(field)) {
+      if (TaskRequestParser.isPresent(body, field)) {
         Problem.validation(field + ": not allowed on the sync endpoint (it runs a processor task now)").send(ctx);
         return;
       }

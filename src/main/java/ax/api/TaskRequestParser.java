@@ -30,6 +30,12 @@ public final class TaskRequestParser {
   private static final Set<String> FIELDS = Set.of("task_type", "trigger_time", "delay_ms", "payload",
       "callback_url", "processor", "max_retry", "priority", "timeout_ms", "biz_key", "notify_url",
       "shard_total", "depends_on");
+  /**
+   * Members that may be null. {@code payload}: a JSON null is a payload like any other. {@code depends_on}:
+   * null means none, as if left out — openapi.yaml declares it nullable so that generated models hold no
+   * list until the caller sets one (a model that starts with an empty list would send {@code []}).
+   */
+  private static final Set<String> NULLABLE = Set.of("payload", "depends_on");
 
   /** A valid submission, before it gets an id, a tenant and a status. */
   public record Submission(String taskType, long triggerTimeMs, int priority, int maxRetry, int timeoutMs,
@@ -56,8 +62,8 @@ public final class TaskRequestParser {
       if (!FIELDS.contains(name)) {
         throw InvalidRequest.field(name, "unknown field");
       }
-      // openapi.yaml types every member but payload without null: leave a member out to mean "none"
-      if (body.getValue(name) == null && !name.equals("payload")) {
+      // openapi.yaml types these members without null: leave a member out to mean "none"
+      if (body.getValue(name) == null && !NULLABLE.contains(name)) {
         throw InvalidRequest.field(name, "must not be null (leave the member out instead)");
       }
     }
@@ -85,7 +91,7 @@ public final class TaskRequestParser {
     if (body.containsKey("notify_url")) {
       throw InvalidRequest.field("notify_url", "webhooks on terminal state are not supported by this server yet");
     }
-    if (body.containsKey("depends_on")) {
+    if (isPresent(body, "depends_on")) {
       throw InvalidRequest.field("depends_on", "dependencies are not supported by this server yet");
     }
     int shardTotal = integer(body, "shard_total", 1, 1, 1024);
@@ -113,6 +119,11 @@ public final class TaskRequestParser {
         integer(body, "max_retry", NewTask.DEFAULT_MAX_RETRY, 0, 10),
         integer(body, "timeout_ms", NewTask.DEFAULT_TIMEOUT_MS, 1, 86_400_000),
         callbackUrl, processor, payloadJson, bizKey, shardTotal);
+  }
+
+  /** Whether {@code body} names {@code field} with a value; {@code depends_on: null} is no dependencies. */
+  static boolean isPresent(JsonObject body, String field) {
+    return body.containsKey(field) && !(field.equals("depends_on") && body.getValue(field) == null);
   }
 
   private static long triggerTime(JsonObject body, long receivedAtMs) throws InvalidRequest {

@@ -95,6 +95,14 @@ class TaskRequestParserTest {
     }
   }
 
+  /** Generated models that hold no list send depends_on: null (openapi.yaml declares it nullable for that). */
+  @Test
+  void aNullDependsOnIsNoDependenciesAndAListIsRefusedAsNotSupported() throws Exception {
+    assertEquals(parse("{" + TARGET + "}"), parse("{" + TARGET + ",\"depends_on\":null}"));
+    assertTrue(refusal("{" + TARGET + ",\"depends_on\":[\"1\"]}").startsWith("depends_on: dependencies are not"));
+    assertTrue(refusal("{" + TARGET + ",\"depends_on\":[]}").startsWith("depends_on: dependencies are not"));
+  }
+
   @Test
   void bizKeyIsCountedInCharactersNotUtf16Units() throws Exception {
     assertEquals("😀".repeat(128), parse("{" + TARGET + ",\"biz_key\":\"" + "😀".repeat(128) + "\"}").bizKey());

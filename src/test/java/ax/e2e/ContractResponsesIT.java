@@ -38,6 +38,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 class ContractResponsesIT {
   private static final String TASKS = "/openapi/v1/tasks";
+  private static final String MILLIS = "[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}\\.[0-9]{3}Z";
 
   private TestPostgres pg;
   private AxCluster ax;
@@ -368,6 +369,30 @@ class ContractResponsesIT {
     assertEquals("contract-exec", ran.getString("executor_id"));
     assertEquals("SUCCESS", ran.getString("outcome"));
     assertNull(ran.getString("error"));
+
+    // "Times are RFC 3339 in UTC with millisecond precision": format date-time alone would take microseconds
+    for (JsonObject attempt : List.of(http.getJsonObject(0), http.getJsonObject(1), ran)) {
+      for (String time : List.of("started_at", "finished_at")) {
+        assertTrue(attempt.getString(time).matches(MILLIS), time + " " + attempt);
+      }
+    }
+  }
+
+  @Test
+  void taskTimesHaveMillisecondPrecision() throws Exception {
+    String id = created(api.submit(httpTask("contract.times", 0)));
+    JsonObject done = awaitStatus(id, "SUCCESS");
+    for (String time : List.of("trigger_time", "created_at", "updated_at", "started_at", "finished_at")) {
+      assertTrue(done.getString(time).matches(MILLIS), time + " " + done);
+    }
+  }
+
+  @Test
+  void aNullDependsOnIsNoDependenciesAndAListIsRefused() throws Exception {
+    String id = created(api.submit(httpTask("contract.deps", 600_000).putNull("depends_on")));
+    assertEquals(new JsonArray(), api.get(TASKS + "/" + id).body().getJsonArray("depends_on"));
+    assertProblem(400, "validation_failed", judged("createTask",
+        api.submit(httpTask("contract.deps", 600_000).put("depends_on", new JsonArray().add(id)))));
   }
 
   // ---- runTaskSync

@@ -8,8 +8,9 @@ import io.vertx.core.json.JsonObject;
 import io.vertx.json.schema.JsonSchema;
 import io.vertx.json.schema.OutputUnit;
 import io.vertx.json.schema.SchemaRepository;
+import ax.api.RouterContract;
 import io.vertx.openapi.contract.OpenAPIContract;
-import io.vertx.openapi.contract.Operation;
+import io.vertx.openapi.contract.OpenAPIVersion;
 import io.vertx.openapi.validation.ResponseValidator;
 import io.vertx.openapi.validation.SchemaValidationException;
 import io.vertx.openapi.validation.ValidatableResponse;
@@ -23,42 +24,87 @@ import java.util.concurrent.TimeUnit;
 
 /**
  * openapi.yaml as the judge of responses: {@link #check} says whether a status, its headers and its body
- * are what the contract declares for an operation.
+ * are what the published contract declares for an operation.
  *
- * <p>JSON responses declared with an exact status go through vertx-openapi's {@link ResponseValidator},
- * the library the server's router is built with. That validator (5.0.7) ignores {@code 4XX}/{@code 5XX}
- * ranges, which is where the contract has to declare its {@code application/problem+json} errors (the
- * library refuses that media type under an exact status), and hands text bodies to the schema as bytes,
- * so those two are checked here with the contract's own schema repository: the status must fall in a
- * declared range, the media type must be declared, the declared headers must be present when required
- * and valid, and the body must match the schema. On top
- * of the schemas, two rules the contract states in prose are checked for every problem document:
- * {@code status} repeats the HTTP status, and {@code type} is {@code urn:ax:problem:<code>}.
+ * <p>Success bodies in JSON go through vertx-openapi's {@link ResponseValidator}, the library the server's
+ * router is built with, on the router's document ({@link RouterContract}: the published one less its
+ * problem+json bodies, which the library cannot load). Everything else is checked here against the
+ * published document itself, fully resolved, with its own schema repository: problem documents (the
+ * library cannot load them), ranges if any (the library skips them) and text bodies (the library hands
+ * them to the schema as bytes). There the media type must be declared, the declared headers must be
+ * present when required and valid, and the body must match the schema. On top of the schemas, two rules
+ * the contract states in prose are checked for every problem document: {@code status} repeats the HTTP
+ * status, and {@code type} is {@code urn:ax:problem:<code>}.
  */
 public final class ContractValidator implements AutoCloseable {
   private final Vertx vertx;
-  private final OpenAPIContract contract;
+  private final OpenAPIContract router;
   private final ResponseValidator validator;
+  /** The published document with every $ref resolved, and the repository its schemas validate with. */
+  private final JsonObject published;
+  private final SchemaRepository schemas;
 
-  private ContractValidator(Vertx vertx, OpenAPIContract contract) {
+  private ContractValidator(Vertx vertx, OpenAPIContract router, JsonObject published, SchemaRepository schemas) {
     this.vertx = vertx;
-    this.contract = contract;
-    this.validator = ResponseValidator.create(vertx, contract);
+    this.router = router;
+    this.validator = ResponseValidator.create(vertx, router);
+    this.published = published;
+    this.schemas = schemas;
   }
 
   /** Loads the contract from a file (tests run from the project root, so {@code "openapi.yaml"}). */
   public static ContractValidator load(String path) {
     Vertx vertx = Vertx.vertx();
     try {
-      return new ContractValidator(vertx, OpenAPIContract.from(vertx, path).await(30, TimeUnit.SECONDS));
+      JsonObject raw = RouterContract.readPublished(vertx, path).await(30, TimeUnit.SECONDS);
+      OpenAPIContract router = OpenAPIContract.from(vertx, RouterContract.derive(raw)).await(30, TimeUnit.SECONDS);
+      OpenAPIVersion version = OpenAPIVersion.fromContract(raw);
+      SchemaRepository repository = version.getRepository(vertx, "app://").await(30, TimeUnit.SECONDS);
+      JsonObject resolved = version.resolve(vertx, repository, raw).await(30, TimeUnit.SECONDS);
+      return new ContractValidator(vertx, router, resolved, repository);
     } catch (Exception e) {
       vertx.close();
       throw new IllegalStateException("cannot load " + path, e);
     }
   }
 
-  public OpenAPIContract contract() {
-    return contract;
+  /** The router's contract (what vertx-openapi loads). */
+  public OpenAPIContract router() {
+    return router;
+  }
+
+  /** The published contract, every $ref resolved. */
+  public JsonObject published() {
+    return published;
+  }
+
+  /** Every operationId of the published contract. */
+  public List<String> operationIds() {
+    List<String> ids = new ArrayList<>();
+    operations().forEach(op -> ids.add(op.getString("operationId")));
+    return ids;
+  }
+
+  /** The published operation, every $ref resolved; null when there is none. */
+  public JsonObject operation(String operationId) {
+    return operations().stream().filter(op -> operationId.equals(op.getString("operationId"))).findFirst()
+        .orElse(null);
+  }
+
+  /** The operations of the published document (the resolver adds annotations, such as "__absolute_uri__"). */
+  private List<JsonObject> operations() {
+    List<JsonObject> out = new ArrayList<>();
+    JsonObject paths = published.getJsonObject("paths");
+    for (String path : paths.fieldNames()) {
+      if (paths.getValue(path) instanceof JsonObject item) {
+        for (String method : item.fieldNames()) {
+          if (item.getValue(method) instanceof JsonObject op && op.containsKey("operationId")) {
+            out.add(op);
+          }
+        }
+      }
+    }
+    return out;
   }
 
   /**
@@ -68,7 +114,7 @@ public final class ContractValidator implements AutoCloseable {
    * @param body    the raw body, or null for none
    */
   public List<String> check(String operationId, int status, Map<String, String> headers, String body) {
-    Operation op = contract.operation(operationId);
+    JsonObject op = operation(operationId);
     if (op == null) {
       return List.of("openapi.yaml has no operation " + operationId);
     }
@@ -79,17 +125,19 @@ public final class ContractValidator implements AutoCloseable {
     String type = byName.get("content-type");
     String mediaType = type == null ? null : type.split(";", 2)[0].trim().toLowerCase();
 
-    JsonObject declared = op.getOpenAPIModel().getJsonObject("responses");
+    JsonObject declared = op.getJsonObject("responses");
     String key = declared.containsKey(Integer.toString(status)) ? Integer.toString(status)
         : declared.containsKey(status / 100 + "XX") ? status / 100 + "XX"
         : declared.containsKey("default") ? "default" : null;
     if (key == null) {
       return List.of("status " + status + " is not declared (declared: " + declared.fieldNames() + ")");
     }
-    boolean json = mediaType != null && (mediaType.equals("application/json") || mediaType.endsWith("+json"));
-    List<String> problems = new ArrayList<>(key.endsWith("XX") || !json
-        ? checkByHand(declared.getJsonObject(key), byName, mediaType, body)
-        : checkExact(operationId, status, byName, mediaType, body));
+    JsonObject response = declared.getJsonObject(key);
+    boolean libraryReads = !key.endsWith("XX") && "application/json".equals(mediaType)
+        && response.getJsonObject("content", new JsonObject()).containsKey(mediaType);
+    List<String> problems = new ArrayList<>(libraryReads
+        ? checkExact(operationId, status, byName, mediaType, body)
+        : checkByHand(response, byName, mediaType, body));
     if ("application/problem+json".equals(mediaType) && problems.isEmpty()) {
       problems.addAll(checkProblemProse(status, body));
     }
@@ -125,11 +173,12 @@ public final class ContractValidator implements AutoCloseable {
     }
   }
 
-  /** A response the library skips (a range) or cannot read (a text body, which it hands on as bytes). */
-  private List<String> checkByHand(JsonObject response, Map<String, String> headers, String mediaType,
+  /**
+   * A response the library does not judge: a problem document (it cannot load them), a range (it skips
+   * them) or a text body (it hands it on as bytes). {@code resolved} is the published response.
+   */
+  private List<String> checkByHand(JsonObject resolved, Map<String, String> headers, String mediaType,
                                    String body) {
-    SchemaRepository schemas = contract.getSchemaRepository();
-    JsonObject resolved = schemas.resolve(response);
     List<String> out = new ArrayList<>();
     JsonObject declaredHeaders = resolved.getJsonObject("headers", new JsonObject());
     for (String name : declaredHeaders.fieldNames()) {
