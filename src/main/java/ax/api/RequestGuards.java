@@ -17,7 +17,7 @@ import java.util.Locale;
  * before the body handler.
  */
 public final class RequestGuards implements SecurityPolicyHandler {
-  /** One task: a 64 KiB payload plus every other field. */
+  /** One task (or a schedule's template): a 64 KiB payload plus every other field. */
   public static final long SINGLE_BODY_LIMIT = 96 * 1024;
   /** A batch of up to 1000 tasks. */
   public static final long BATCH_BODY_LIMIT = 8L * 1024 * 1024;
@@ -32,7 +32,9 @@ public final class RequestGuards implements SecurityPolicyHandler {
     if (path.endsWith("/tasks/batch")) {
       return BATCH_BODY_LIMIT;
     }
-    return path.endsWith("/tasks") || path.endsWith("/tasks/sync") ? SINGLE_BODY_LIMIT : NO_BODY_LIMIT;
+    // A schedule carries a task template: the same room as one task.
+    return path.endsWith("/tasks") || path.endsWith("/tasks/sync") || path.endsWith("/schedules")
+        ? SINGLE_BODY_LIMIT : NO_BODY_LIMIT;
   }
 
   @Override

@@ -1,10 +1,12 @@
 package ax.api;
 
+import ax.bus.Addresses;
 import ax.signing.RequestSigning;
 import ax.store.RecurringScheduleStore;
 import ax.store.RecurringScheduleStore.ScheduleRow;
 import ax.wheel.ScheduledTask;
 import io.vertx.core.Future;
+import io.vertx.core.Vertx;
 import io.vertx.core.json.JsonArray;
 import io.vertx.core.json.JsonObject;
 import io.vertx.ext.web.RoutingContext;
@@ -27,11 +29,13 @@ import java.util.function.LongConsumer;
 final class ScheduleHandlers {
   private static final Set<String> STATUSES = Set.of("ACTIVE", "PAUSED", "ENDED");
 
+  private final Vertx vertx;
   private final TaskSubmitter submitter;
   private final RecurringScheduleStore store;
   private final ScheduleRequestParser parser;
 
-  ScheduleHandlers(TaskSubmitter submitter, RecurringScheduleStore store, ScheduleRequestParser parser) {
+  ScheduleHandlers(Vertx vertx, TaskSubmitter submitter, RecurringScheduleStore store, ScheduleRequestParser parser) {
+    this.vertx = vertx;
     this.submitter = submitter;
     this.store = store;
     this.parser = parser;
@@ -53,14 +57,18 @@ final class ScheduleHandlers {
     ScheduleRow row = new ScheduleRow(submitter.newId(), who.tenantId(), who.accessKey(), d.name(), d.cron(),
         d.everyMs(), d.afterMs(), d.timeZone(), d.startAt(), d.endAt(), d.maxRuns(), d.misfire().wire(),
         d.overlap().wire(), d.templateJson(), "ACTIVE", d.firstDue(), 0, 0, 0, null, null, null);
-    store.create(row).onComplete(ar -> {
-      if (ar.failed() && TaskSubmitter.isInvariantViolation(ar.cause())) {
+    String callbackUrl = new io.vertx.core.json.JsonObject(d.templateJson()).getString("callback_url");
+    submitter.checkCallbackHost(callbackUrl).compose(v -> store.create(row)).onComplete(ar -> {
+      if (ar.failed() && ar.cause() instanceof InvalidRequest refused) {
+        refused.problem().send(ctx);
+      } else if (ar.failed() && TaskSubmitter.isInvariantViolation(ar.cause())) {
         // The one unique rule a schedule can break: (tenant, name) among schedules that have not ended.
         new Problem(409, "schedule_name_taken", "Name taken",
             "name: a schedule of yours that has not ended has this name").send(ctx);
       } else if (ar.failed()) {
         ctx.fail(ar.cause());
       } else {
+        schedulesChanged();
         HttpJson.send(ctx, 201, ScheduleJson.created(ar.result()));
       }
     });
@@ -76,7 +84,13 @@ final class ScheduleHandlers {
   }
 
   void resume(RoutingContext ctx) {
-    change(ctx, store::resume, "no such schedule, or it is not PAUSED");
+    change(ctx, (tenant, id) -> store.resume(tenant, id).onSuccess(r -> schedulesChanged()),
+        "no such schedule, or it is not PAUSED");
+  }
+
+  /** The leader's materialiser looks at once: a new or resumed schedule may be due now. */
+  private void schedulesChanged() {
+    vertx.eventBus().publish(Addresses.SCHEDULES_CHANGED, null);
   }
 
   void delete(RoutingContext ctx) {

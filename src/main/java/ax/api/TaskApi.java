@@ -1,6 +1,7 @@
 package ax.api;
 
 import ax.store.AttemptStore;
+import ax.store.RecurringScheduleStore;
 import ax.store.TaskStore;
 import io.vertx.core.Handler;
 import io.vertx.core.Vertx;
@@ -10,25 +11,36 @@ import java.util.Map;
 
 /**
  * The task operations of openapi.yaml by operationId, each bound to the class that does it: single
- * tasks ({@link TaskHandlers}), batches ({@link BatchHandler}), listing ({@link TaskListHandler}) and
- * the sync endpoint ({@link SyncHandler}), all submitting through one {@link TaskSubmitter}.
+ * tasks ({@link TaskHandlers}), batches ({@link BatchHandler}), listing ({@link TaskListHandler}), the
+ * sync endpoint ({@link SyncHandler}) and recurring schedules ({@link ScheduleHandlers}), all submitting
+ * through one {@link TaskSubmitter}.
  */
 public final class TaskApi {
   private final Map<String, Handler<RoutingContext>> operations;
 
-  public TaskApi(Vertx vertx, TaskSubmitter submitter, TaskStore tasks, AttemptStore attempts) {
+  public TaskApi(Vertx vertx, TaskSubmitter submitter, TaskStore tasks, AttemptStore attempts,
+                 RecurringScheduleStore schedules) {
     TaskHandlers single = new TaskHandlers(vertx, submitter, tasks, attempts);
     BatchHandler batch = new BatchHandler(submitter, tasks);
     TaskListHandler list = new TaskListHandler(tasks);
     SyncHandler sync = new SyncHandler(vertx, submitter, tasks);
-    this.operations = Map.of(
-        "createTask", single::create,
-        "getTask", single::get,
-        "cancelTask", single::cancel,
-        "listTaskAttempts", single::listAttempts,
-        "createTaskBatch", batch::handle,
-        "listTasks", list::handle,
-        "runTaskSync", sync::handle);
+    ScheduleHandlers recurring = new ScheduleHandlers(vertx, submitter, schedules,
+        new ScheduleRequestParser(submitter.parser()));
+    this.operations = Map.ofEntries(
+        Map.entry("createSchedule", recurring::create),
+        Map.entry("getSchedule", recurring::get),
+        Map.entry("listSchedules", recurring::list),
+        Map.entry("pauseSchedule", recurring::pause),
+        Map.entry("resumeSchedule", recurring::resume),
+        Map.entry("triggerSchedule", recurring::trigger),
+        Map.entry("deleteSchedule", recurring::delete),
+        Map.entry("createTask", single::create),
+        Map.entry("getTask", single::get),
+        Map.entry("cancelTask", single::cancel),
+        Map.entry("listTaskAttempts", single::listAttempts),
+        Map.entry("createTaskBatch", batch::handle),
+        Map.entry("listTasks", list::handle),
+        Map.entry("runTaskSync", sync::handle));
   }
 
   /** The handler of each task operation, keyed by its operationId in openapi.yaml. */

@@ -156,7 +156,13 @@ public final class TaskSubmitter {
         "refused by the task store: " + StoreErrors.message(e)) : e);
   }
 
-  private Future<Void> checkCallbackHost(String callbackUrl) {
+  /** The parser submissions go through (schedule templates are checked with it too). */
+  TaskRequestParser parser() {
+    return parser;
+  }
+
+  /** Resolves the callback host and refuses it if it points somewhere private (no-op without a URL). */
+  Future<Void> checkCallbackHost(String callbackUrl) {
     if (callbackUrl == null) {
       return Future.succeededFuture();
     }

@@ -39,6 +39,12 @@ public final class Addresses {
    */
   public static final String SYNC_AWAIT = "ax.sync.await";
 
+  /**
+   * Publish, no body (cluster): a schedule was created or resumed, so its first due time may already be
+   * inside the load window; the leader's materialiser runs a pass now instead of at its next interval.
+   */
+  public static final String SCHEDULES_CHANGED = "ax.schedules.changed";
+
   /** {@link ax.leader.LeaderTerm} (local, publish): this node gained or lost the leader lease. */
   public static final String LEADER_CHANGED = "ax.leader.changed";
 

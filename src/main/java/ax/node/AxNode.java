@@ -192,7 +192,8 @@ public final class AxNode {
     TaskStore taskStore = new TaskStore(pool);
     TaskSubmitter submitter = new TaskSubmitter(vertx, taskStore, urlPolicy, resolver, ids, slotKeeper::canIssueIds,
         clock, tuning.loadWindowMs(), LeaderWatch.attach(vertx));
-    TaskApi handlers = new TaskApi(vertx, submitter, taskStore, new AttemptStore(pool));
+    RecurringScheduleStore recurring = new RecurringScheduleStore(pool);
+    TaskApi handlers = new TaskApi(vertx, submitter, taskStore, new AttemptStore(pool), recurring);
     ApiVerticle.Settings apiSettings = new ApiVerticle.Settings(contractPath(), config.httpPort(), config.nodeId());
     java.util.function.Supplier<ApiVerticle> apiInstance = () -> {
       ApiVerticle v = new ApiVerticle(apiSettings, gate, handlers, registry, readiness);
@@ -212,7 +213,7 @@ public final class AxNode {
         .compose(id -> vertx.deployVerticle(new RecoveryScanVerticle(scheduleStore, clock, outcomes, backlog, cluster,
             metrics, RecoveryScanVerticle.Settings.of(tuning.recoveryIntervalMs(), tuning.recoveryLookbackMs(),
                 tuning.loadIntervalMs()))))
-        .compose(id -> vertx.deployVerticle(new OccurrenceVerticle(new RecurringScheduleStore(pool), ids::nextId,
+        .compose(id -> vertx.deployVerticle(new OccurrenceVerticle(recurring, ids::nextId,
             metrics, new OccurrenceVerticle.Settings(tuning.loadIntervalMs(), tuning.loadWindowMs(), 500,
                 config.schedules()))))
         .compose(id -> vertx.deployVerticle(new ExecutorVerticle(new ExecutionStore(pool, config.nodeId()), clock,

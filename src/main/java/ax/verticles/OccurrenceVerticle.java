@@ -18,7 +18,7 @@ import java.util.logging.Logger;
  * Creates the occurrences of recurring schedules (issue 12), in the leader's term only: every
  * {@code intervalMs} it asks {@link RecurringScheduleStore#materialiseDue} for the schedules whose due
  * times enter the load window, a page at a time, and hands the new occurrences to the wheel like new
- * submissions. Everything it writes is fenced by the term; a pass that fails is simply repeated — the
+ * submissions; {@link Addresses#SCHEDULES_CHANGED} asks for a pass at once. Everything it writes is fenced by the term; a pass that fails is simply repeated — the
  * unique occurrence key makes a repeat harmless.
  */
 public final class OccurrenceVerticle extends TermBoundVerticle {
@@ -44,12 +44,20 @@ public final class OccurrenceVerticle extends TermBoundVerticle {
   private final Settings settings;
   private long timerId = -1;
   private boolean running;
+  private boolean again;
 
   public OccurrenceVerticle(RecurringScheduleStore store, LongSupplier ids, AxMetrics metrics, Settings settings) {
     this.store = store;
     this.ids = ids;
     this.metrics = metrics;
     this.settings = settings;
+  }
+
+  @Override
+  protected Future<?> startRole() {
+    // Cluster-wide: a schedule created on any node may be due at once; only the leader acts on it.
+    vertx.eventBus().consumer(Addresses.SCHEDULES_CHANGED, msg -> pass());
+    return Future.succeededFuture();
   }
 
   @Override
@@ -65,15 +73,22 @@ public final class OccurrenceVerticle extends TermBoundVerticle {
   }
 
   private void pass() {
-    if (!leading() || running) {
+    if (!leading()) {
+      return;
+    }
+    if (running) {
+      again = true; // e.g. a schedule created while a pass runs: look once more right after
       return;
     }
     running = true;
+    again = false;
     page(term()).onComplete(inTerm(ar -> {
       running = false;
       if (ar.failed()) {
         LOG.log(Level.WARNING, "creating schedule occurrences failed; retrying in " + settings.intervalMs() + " ms",
             ar.cause());
+      } else if (again) {
+        pass();
       }
     }));
   }
