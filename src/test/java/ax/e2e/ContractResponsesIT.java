@@ -438,6 +438,50 @@ class ContractResponsesIT {
   // ---------------------------------------------------------------------------------------------
 
   /** The reply, once the contract has judged it (a mismatch fails here, with the validator's words). */
+  @Test
+  void everyScheduleOperationAnswersWhatTheContractDeclares() throws Exception {
+    String schedules = "/openapi/v1/schedules";
+    JsonObject definition = new JsonObject().put("name", "contract-daily").put("cron", "0 2 * * *")
+        .put("time_zone", "Asia/Shanghai").put("task", new JsonObject().put("task_type", "contract.schedule")
+            .put("callback_url", receiver.url()).put("payload", new JsonObject().put("user", 42)));
+    ApiClient.Reply created = judged("createSchedule", api.post(schedules, definition.encode()));
+    assertEquals(201, created.status(), created.raw().body());
+    String id = created.body().getString("schedule_id");
+    for (Object t : created.body().getJsonArray("next_fire_times")) {
+      assertTrue(t.toString().matches(MILLIS), t.toString());
+    }
+    assertProblem(409, "schedule_name_taken", judged("createSchedule", api.post(schedules, definition.encode())));
+    assertProblem(400, "validation_failed", judged("createSchedule", api.post(schedules,
+        new JsonObject().put("every_ms", 1_000).put("task", new JsonObject().put("task_type", "x")).encode())));
+    assertProblem(400, "callback_url_not_allowed", judged("createSchedule", api.post(schedules, new JsonObject()
+        .put("every_ms", 60_000).put("task", new JsonObject().put("task_type", "x")
+            .put("callback_url", "http://169.254.169.254/latest/meta-data")).encode())));
+
+    ApiClient.Reply one = judged("getSchedule", api.get(schedules + "/" + id));
+    assertEquals(200, one.status());
+    assertEquals("Asia/Shanghai", one.body().getString("time_zone"));
+    assertEquals(5, one.body().getJsonArray("next_fire_times").size());
+    assertProblem(404, "not_found", judged("getSchedule", otherTenant.get(schedules + "/" + id)));
+    assertProblem(400, "validation_failed", judged("getSchedule", api.get(schedules + "/12x")));
+    ApiClient.Reply page = judged("listSchedules", api.get(schedules + "?status=ACTIVE&limit=1"));
+    assertEquals(200, page.status());
+    assertEquals(1, page.body().getJsonArray("items").size());
+    assertProblem(400, "validation_failed", judged("listSchedules", api.get(schedules + "?status=SOMETIMES")));
+
+    assertEquals(200, judged("pauseSchedule", api.post(schedules + "/" + id + "/pause", "")).status());
+    assertProblem(409, "schedule_state_conflict", judged("pauseSchedule", api.post(schedules + "/" + id + "/pause", "")));
+    assertEquals(200, judged("resumeSchedule", api.post(schedules + "/" + id + "/resume", "")).status());
+    assertProblem(409, "schedule_state_conflict",
+        judged("resumeSchedule", api.post(schedules + "/" + id + "/resume", "")));
+    ApiClient.Reply triggered = judged("triggerSchedule", api.post(schedules + "/" + id + "/trigger", ""));
+    assertEquals(201, triggered.status(), triggered.raw().body());
+    assertEquals(200, judged("deleteSchedule", api.delete(schedules + "/" + id)).status());
+    assertProblem(409, "schedule_state_conflict", judged("deleteSchedule", api.delete(schedules + "/" + id)));
+    assertProblem(409, "schedule_state_conflict",
+        judged("triggerSchedule", api.post(schedules + "/" + id + "/trigger", "")));
+    assertProblem(404, "not_found", judged("deleteSchedule", otherTenant.delete(schedules + "/" + id)));
+  }
+
   private ApiClient.Reply judged(String operationId, ApiClient.Reply r) {
     contract.assertConforms(operationId, r.status(), headers(r.raw()), r.raw().body());
     return r;

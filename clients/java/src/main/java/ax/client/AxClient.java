@@ -1,5 +1,6 @@
 package ax.client;
 
+import ax.client.api.SchedulesApi;
 import ax.client.api.TasksApi;
 import ax.client.invoker.ApiClient;
 import java.util.Objects;
@@ -54,6 +55,15 @@ public final class AxClient {
     }
 
     public TasksApi build() {
+      return new TasksApi(apiClient());
+    }
+
+    /** The generated {@link SchedulesApi} (recurring schedules), signing like {@link #build()}. */
+    public SchedulesApi buildSchedules() {
+      return new SchedulesApi(apiClient());
+    }
+
+    private ApiClient apiClient() {
       if (baseUrl == null || baseUrl.isEmpty()) {
         throw new IllegalStateException("baseUrl is required");
       }
@@ -61,7 +71,7 @@ public final class AxClient {
       OkHttpClient signing = http.newBuilder().addInterceptor(new SigningInterceptor(accessKey, secret)).build();
       ApiClient api = new ApiClient(signing);
       api.setBasePath(baseUrl.endsWith("/") ? baseUrl.substring(0, baseUrl.length() - 1) : baseUrl);
-      return new TasksApi(api);
+      return api;
     }
   }
 }

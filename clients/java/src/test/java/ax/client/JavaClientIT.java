@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import ax.client.api.SchedulesApi;
 import ax.client.api.TasksApi;
 import ax.client.invoker.ApiException;
 import ax.client.invoker.ApiResponse;
@@ -13,6 +14,10 @@ import ax.client.model.Attempt;
 import ax.client.model.CancelResult;
 import ax.client.model.Problem;
 import ax.client.model.ProblemCode;
+import ax.client.model.Schedule;
+import ax.client.model.ScheduleCreated;
+import ax.client.model.ScheduleRequest;
+import ax.client.model.ScheduleStatus;
 import ax.client.model.Task;
 import ax.client.model.TaskBatchItemResult;
 import ax.client.model.TaskBatchRequest;
@@ -20,6 +25,7 @@ import ax.client.model.TaskCreated;
 import ax.client.model.TaskList;
 import ax.client.model.TaskRequest;
 import ax.client.model.TaskStatus;
+import ax.client.model.TaskTemplate;
 import java.net.URI;
 import java.util.List;
 import java.util.Map;
@@ -107,6 +113,36 @@ class JavaClientIT {
     assertNotNull(results.get(0).getTaskId());
     assertEquals(400, results.get(1).getStatusCode());
     assertEquals(ProblemCode.VALIDATION_FAILED, results.get(1).getError().getCode());
+  }
+
+  @Test
+  void aScheduleIsCreatedReadPausedTriggeredAndDeletedTyped() throws Exception {
+    SchedulesApi schedules = AxClient.builder().baseUrl(node.baseUrl()).accessKey(LiveNode.ACCESS_KEY)
+        .secret(LiveNode.SECRET).buildSchedules();
+    ScheduleRequest daily = new ScheduleRequest().name("client-java-daily").cron("0 2 * * *")
+        .timeZone("Asia/Shanghai").maxRuns(3_000_000_000L)
+        .task(new TaskTemplate().taskType("client.java.report").processor("report"));
+    ScheduleCreated created = schedules.createSchedule(daily);
+    assertEquals(ScheduleStatus.ACTIVE, created.getStatus());
+    assertEquals(5, created.getNextFireTimes().size());
+    assertEquals(18, created.getNextFireTimes().get(0).withOffsetSameInstant(java.time.ZoneOffset.UTC).getHour(),
+        "02:00 in Shanghai is 18:00 UTC");
+
+    Schedule read = schedules.getSchedule(created.getScheduleId());
+    assertEquals(Long.valueOf(3_000_000_000L), read.getMaxRuns(), "an int64 beyond 2^31 survives both ways");
+    assertNull(read.getEveryMs());
+    assertEquals("report", read.getTask().get("processor"));
+    assertEquals(ScheduleStatus.PAUSED, schedules.pauseSchedule(created.getScheduleId()).getStatus());
+    assertEquals(1, schedules.listSchedules(ScheduleStatus.PAUSED, 10, null).getItems().size());
+    assertNotNull(schedules.triggerSchedule(created.getScheduleId()).getTaskId());
+    assertEquals(ScheduleStatus.ENDED, schedules.deleteSchedule(created.getScheduleId()).getStatus());
+
+    ApiException taken = assertThrows(ApiException.class, () -> schedules.createSchedule(daily.name("x")
+        .everyMs(1_000L)));
+    assertEquals(ProblemCode.VALIDATION_FAILED, Problems.of(taken).orElseThrow().getCode(), "cron and every_ms");
+    ApiException ended = assertThrows(ApiException.class, () -> schedules.pauseSchedule(created.getScheduleId()));
+    assertEquals(409, ended.getCode());
+    assertEquals(ProblemCode.SCHEDULE_STATE_CONFLICT, Problems.of(ended).orElseThrow().getCode());
   }
 
   @Test
