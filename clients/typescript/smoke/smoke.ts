@@ -1,10 +1,10 @@
 import { strict as assert } from "node:assert";
-import { AxProblemError, createAxClient, ProblemCode, TaskStatus } from "../src";
+import { AxProblemError, createAxClient, createAxSchedulesClient, ProblemCode, ScheduleStatus, TaskStatus } from "../src";
 
 /**
  * Every call a TypeScript caller makes, against a live node, with nothing but the generated models and
  * methods: create (201, then 200 for the same biz_key), get, attempts, list, cancel (then 409), a batch,
- * and a refusal read as a typed Problem. Run by clients/java's TypeScriptClientIT; exits non-zero with
+ * a refusal read as a typed Problem, and a recurring schedule's life. Run by clients/java's TypeScriptClientIT; exits non-zero with
  * the failed check on stderr.
  *
  * Environment: AX_URL, AX_ACCESS_KEY, AX_SECRET, AX_CALLBACK_URL (an HTTP target the node may call).
@@ -83,6 +83,25 @@ async function main(): Promise<number> {
   assert.match(invalid.problem.detail, /priority/);
   const missing = await refusal(tasks.getTask({ taskId: "9999999999999999999" }));
   assert.equal(missing.problem.code, ProblemCode.NotFound);
+  checks++;
+
+  // a recurring schedule: create, read, pause, end, and a refusal once ended
+  const schedules = createAxSchedulesClient({ baseUrl: env("AX_URL"), accessKey: env("AX_ACCESS_KEY"),
+    secret: env("AX_SECRET") });
+  const schedule = await schedules.createSchedule({ scheduleRequest: {
+    cron: "0 2 * * *", timeZone: "Asia/Shanghai", task: { taskType: "client.ts.daily", processor: "nobody" } } });
+  assert.equal(schedule.status, ScheduleStatus.Active);
+  assert.equal(schedule.nextFireTimes.length, 5);
+  // typescript-fetch leaves date-time array items as strings (single date-time members become Dates)
+  assert.equal(new Date(String(schedule.nextFireTimes[0])).getUTCHours(), 18, "02:00 in Shanghai is 18:00 UTC");
+  const read = await schedules.getSchedule({ scheduleId: schedule.scheduleId });
+  assert.equal(read.timeZone, "Asia/Shanghai");
+  assert.equal(read.everyMs, null);
+  assert.equal((await schedules.pauseSchedule({ scheduleId: schedule.scheduleId })).status, ScheduleStatus.Paused);
+  assert.equal((await schedules.deleteSchedule({ scheduleId: schedule.scheduleId })).status, ScheduleStatus.Ended);
+  const ended = await refusal(schedules.resumeSchedule({ scheduleId: schedule.scheduleId }));
+  assert.equal(ended.status, 409);
+  assert.equal(ended.problem.code, ProblemCode.ScheduleStateConflict);
   checks++;
 
   console.log(`typescript client smoke: ${checks} checks passed against ${env("AX_URL")}`);

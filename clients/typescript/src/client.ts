@@ -1,4 +1,4 @@
-import { TasksApi } from "./generated/apis";
+import { SchedulesApi, TasksApi } from "./generated/apis";
 import { Configuration, type FetchAPI } from "./generated/runtime";
 import { problemMiddleware } from "./problems";
 import { signingMiddleware } from "./signing";
@@ -19,9 +19,18 @@ export interface AxClientOptions {
  *   const { taskId } = await tasks.createTask({ taskRequest: { taskType: "coupon.grant", processor: "grant" } });
  */
 export function createAxClient(options: AxClientOptions): TasksApi {
-  return new TasksApi(new Configuration({
+  return new TasksApi(configuration(options));
+}
+
+/** The generated SchedulesApi (recurring schedules), signing and throwing like createAxClient. */
+export function createAxSchedulesClient(options: AxClientOptions): SchedulesApi {
+  return new SchedulesApi(configuration(options));
+}
+
+function configuration(options: AxClientOptions): Configuration {
+  return new Configuration({
     basePath: options.baseUrl.replace(/\/+$/, ""),
     fetchApi: options.fetchApi,
     middleware: [problemMiddleware(), signingMiddleware(options)],
-  }));
+  });
 }

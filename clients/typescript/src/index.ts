@@ -1,4 +1,4 @@
 export * from "./generated";
-export { createAxClient, type AxClientOptions } from "./client";
+export { createAxClient, createAxSchedulesClient, type AxClientOptions } from "./client";
 export { AxProblemError, problemMiddleware } from "./problems";
 export { canonicalQuery, randomNonce, signature, signingMiddleware, stringToSign, type Credentials } from "./signing";

@@ -38,7 +38,7 @@ class TypeScriptClientIT {
       String output = Files.readString(out, StandardCharsets.UTF_8);
       assertTrue(ended, "the smoke script did not end within 90 s:\n" + output);
       assertEquals(0, p.exitValue(), "the smoke script failed:\n" + output + "\nnode log:\n" + node.output());
-      assertTrue(output.contains("7 checks passed"), output);
+      assertTrue(output.contains("8 checks passed"), output);
     }
   }
 }
