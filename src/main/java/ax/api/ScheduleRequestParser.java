@@ -88,14 +88,21 @@ public final class ScheduleRequestParser {
 
     String cron = optionalString(body, "cron");
     Long everyMs = body.containsKey("every_ms") ? whole(body, "every_ms", 1_000, MAX_PERIOD_MS) : null;
-    if (body.containsKey("after_ms")) {
-      throw InvalidRequest.field("after_ms", "fixed-delay schedules are not supported by this server yet");
-    }
+    Long afterMs = body.containsKey("after_ms") ? whole(body, "after_ms", 1_000, MAX_PERIOD_MS) : null;
     String timeZone = optionalString(body, "time_zone");
     if (timeZone != null && cron == null) {
       throw InvalidRequest.field("time_zone", "applies to cron schedules only");
     }
     timeZone = timeZone == null ? "UTC" : timeZone;
+    // Nothing is due before the schedule is stored: a start in the past begins at now.
+    Instant from = (startAt.isAfter(now) ? startAt : now).minusMillis(1);
+    if (afterMs != null) {
+      // Fixed delay: the first occurrence at the start; each next one after_ms after the previous ended.
+      Instant first = from.plusMillis(1);
+      boolean fits = endAt == null || !first.isAfter(endAt);
+      return new Definition(name, null, null, afterMs, timeZone, startAt, endAt, maxRuns, misfire, overlap,
+          template(body, nowMs), fits ? first : null, fits ? List.of(first) : List.of());
+    }
     Recurrence recurrence;
     if (cron != null) {
       ZoneId zone = zone(timeZone);
@@ -108,8 +115,6 @@ public final class ScheduleRequestParser {
     } else {
       recurrence = new FixedRate(startAt, everyMs);
     }
-    // Nothing is due before the schedule is stored: a start in the past begins at now.
-    Instant from = (startAt.isAfter(now) ? startAt : now).minusMillis(1);
     int previewed = maxRuns == null ? PREVIEW : (int) Math.min(PREVIEW, maxRuns);
     List<Instant> next = OccurrencePlanner.preview(recurrence, from, endAt, previewed);
     return new Definition(name, cron, everyMs, null, timeZone, startAt, endAt, maxRuns, misfire, overlap,

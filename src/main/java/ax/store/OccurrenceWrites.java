@@ -34,10 +34,13 @@ final class OccurrenceWrites {
 
   private final List<ScheduleRow> schedules = new ArrayList<>();
   private final List<Plan> plans = new ArrayList<>();
+  private final List<Boolean> ends = new ArrayList<>();
 
-  void add(ScheduleRow s, Plan plan, LongSupplier newIds) {
+  /** @param endsSchedule the schedule is ENDED by this pass (its window or max_runs is used up) */
+  void add(ScheduleRow s, Plan plan, boolean endsSchedule, LongSupplier newIds) {
     schedules.add(s);
     plans.add(plan);
+    ends.add(endsSchedule);
     for (Occurrence o : plan.occurrences()) {
       ids.add(newIds.getAsLong());
       occurrenceSchedules.add(s.scheduleId());
@@ -88,8 +91,7 @@ final class OccurrenceWrites {
       Plan plan = plans.get(i);
       scheduleIds[i] = id;
       nextDues[i] = Times.toTimestamp(plan.nextDue());
-      // A fixed delay waits for its occurrence to end (next_due NULL, still ACTIVE); others end here.
-      ended[i] = plan.ended() && schedules.get(i).afterMs() == null;
+      ended[i] = ends.get(i);
       createdCounts[i] = createdBySchedule.getOrDefault(id, 0L);
       misfired[i] = plan.misfiredCount();
       lastFires[i] = Times.toTimestamp(lastBySchedule.get(id));

@@ -300,7 +300,10 @@ public final class RecurringScheduleStore {
     long misfired = 0;
     for (ScheduleRow s : due) {
       Plan plan = plan(s, now, horizon, settings);
-      writes.add(s, plan, ids);
+      // A fixed delay's plan always leaves the cursor empty (the occurrence's end sets it): it ends only
+      // when its limits say so.
+      boolean ends = s.afterMs() == null ? plan.ended() : fixedDelayDone(s);
+      writes.add(s, plan, ends, ids);
       misfired += plan.misfiredCount();
     }
     long misfiredTotal = misfired;
@@ -326,13 +329,21 @@ public final class RecurringScheduleStore {
       return new Plan(List.of(), List.of(), null);
     }
     if (recurrence.isEmpty()) {
-      // Fixed delay: the one known due time; the next is set when this occurrence ends.
+      if (fixedDelayDone(s)) {
+        return new Plan(List.of(), List.of(), null);
+      }
+      // Fixed delay: the one known due time, run now if it passed; the next is set when this one ends.
       Occurrence only = new Occurrence(s.nextDue(), s.nextDue().isBefore(now) ? now : s.nextDue());
       return new Plan(List.of(only), List.of(), null);
     }
     Cursor cursor = new Cursor(recurrence.get(), s.nextDue(), s.endAt(), s.maxRuns(), s.runs(),
         MisfirePolicy.fromWire(s.misfire()));
     return OccurrencePlanner.plan(cursor, now, horizon, settings);
+  }
+
+  /** A fixed-delay schedule has run max_runs times, or its next due time lies past end_at. */
+  private static boolean fixedDelayDone(ScheduleRow s) {
+    return s.maxRuns() != null && s.runs() >= s.maxRuns() || s.endAt() != null && s.nextDue().isAfter(s.endAt());
   }
 
   /** An occurrence the insert really created. */

@@ -110,4 +110,28 @@ class ScheduleIT {
       assertEquals(404, api.get("/openapi/v1/schedules/99").status());
     }
   }
+
+  @Test
+  void aFixedDelayScheduleRunsEachOccurrenceAfterTheDelayFromThePreviousEnd() throws Exception {
+    try (TestPostgres pg = TestPostgres.create(); Receiver receiver = new Receiver();
+         AxCluster ax = AxCluster.start(pg, 1, Map.of())) {
+      ApiClient api = ax.api(0);
+      ApiClient.Reply created = api.post("/openapi/v1/schedules", new JsonObject().put("after_ms", 1_500)
+          .put("max_runs", 3).put("task", callTo(receiver)).encode());
+      assertEquals(201, created.status(), created.raw().body());
+      awaitCalls(receiver, 3, 20_000);
+      Thread.sleep(2_500);
+      assertEquals(3, receiver.hits.size(), "max_runs 3");
+      for (int i = 1; i < 3; i++) {
+        long gap = receiver.hits.get(i).arrivedAtMs() - receiver.hits.get(i - 1).arrivedAtMs();
+        assertTrue(gap >= 1_500, "occurrence " + i + " came " + gap + " ms after the previous one");
+      }
+      JsonObject s = api.get("/openapi/v1/schedules/" + created.body().getString("schedule_id")).body();
+      assertEquals("ENDED", s.getString("status"));
+      assertEquals(3, s.getLong("runs"));
+      System.out.printf("fixed delay 1.5 s: gaps %d and %d ms%n",
+          receiver.hits.get(1).arrivedAtMs() - receiver.hits.get(0).arrivedAtMs(),
+          receiver.hits.get(2).arrivedAtMs() - receiver.hits.get(1).arrivedAtMs());
+    }
+  }
 }

@@ -212,4 +212,43 @@ class RecurringScheduleStoreTest {
     assertTrue(store.list("tenant-b", null, null, null, 3).await().isEmpty());
     assertTrue(store.list("tenant-a", "PAUSED", null, null, 3).await().isEmpty());
   }
+
+  @Test
+  void aFixedDelayIsTimedFromTheEndOfThePreviousOccurrenceAndEndsAtMaxRuns() {
+    Instant start = Instant.ofEpochMilli(db.dbNow() + 500);
+    ScheduleRow s = store.create(new ScheduleRow(IDS.incrementAndGet(), "tenant-a", "key-a", null, null, null, 2_000L,
+        "UTC", start, null, 2L, "fire_once", "allow", TEMPLATE, "ACTIVE", start, 0, 0, 0, null, null, null)).await();
+    assertEquals(1, pass(5_000).created());
+    assertNull(store.find("tenant-a", s.scheduleId()).await().orElseThrow().nextDue(),
+        "the next due time waits for this occurrence to end");
+    assertEquals(0, pass(5_000).created());
+
+    long first = occurrences(s.scheduleId()).get(0).getLong("task_id");
+    db.pool.query("UPDATE tasks SET status = 'SUCCESS', finished_at = now() WHERE task_id = " + first).execute().await();
+    ScheduleRow waiting = store.find("tenant-a", s.scheduleId()).await().orElseThrow();
+    long delay = waiting.nextDue().toEpochMilli() - db.dbNow();
+    assertTrue(delay > 1_000 && delay <= 2_000, "due after_ms after the end, in " + delay + " ms");
+    assertEquals("ACTIVE", waiting.status());
+
+    assertEquals(1, pass(5_000).created(), "the second occurrence");
+    long second = occurrences(s.scheduleId()).get(1).getLong("task_id");
+    db.pool.query("UPDATE tasks SET status = 'FAILED', finished_at = now() WHERE task_id = " + second).execute()
+        .await();
+    assertEquals(0, pass(5_000).created(), "max_runs 2");
+    ScheduleRow ended = store.find("tenant-a", s.scheduleId()).await().orElseThrow();
+    assertEquals("ENDED", ended.status());
+    assertEquals(2, ended.runs());
+  }
+
+  @Test
+  void aOneShotTaskEndingDoesNotTouchAnySchedule() {
+    ScheduleRow s = store.create(new ScheduleRow(IDS.incrementAndGet(), "tenant-a", "key-a", null, null, null, 2_000L,
+        "UTC", Instant.ofEpochMilli(db.dbNow() + 60_000), null, null, "fire_once", "allow", TEMPLATE, "ACTIVE", null,
+        0, 0, 0, null, null, null)).await();
+    ax.task.NewTask oneShot = StoreFixture.httpTask(db.dbNow(), ax.task.TaskStatus.READY);
+    new TaskStore(db.pool).insert(oneShot).await();
+    db.pool.query("UPDATE tasks SET status = 'SUCCESS', finished_at = now() WHERE task_id = " + oneShot.taskId())
+        .execute().await();
+    assertNull(store.find("tenant-a", s.scheduleId()).await().orElseThrow().nextDue());
+  }
 }
