@@ -203,7 +203,7 @@ final class ScheduleHandlers {
   private static void withId(RoutingContext ctx, LongConsumer then) {
     OptionalLong id;
     try {
-      id = TaskIds.parse(ctx.pathParam("schedule_id"));
+      id = TaskIds.parse(ctx.pathParam("schedule_id"), "schedule_id");
     } catch (InvalidRequest e) {
       e.problem().send(ctx);
       return;

@@ -21,8 +21,13 @@ final class TaskIds {
    * @throws InvalidRequest {@code validation_failed} when {@code raw} is not 1–19 digits
    */
   static OptionalLong parse(String raw) throws InvalidRequest {
+    return parse(raw, "task_id");
+  }
+
+  /** As {@link #parse(String)} for another id of the same form (a schedule's), named {@code field}. */
+  static OptionalLong parse(String raw, String field) throws InvalidRequest {
     if (raw == null || !DECIMAL.matcher(raw).matches()) {
-      throw InvalidRequest.field("task_id", "must be a decimal string of 1-19 digits");
+      throw InvalidRequest.field(field, "must be a decimal string of 1-19 digits");
     }
     try {
       return OptionalLong.of(Long.parseLong(raw));

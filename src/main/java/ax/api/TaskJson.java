@@ -46,7 +46,9 @@ public final class TaskJson {
         .put("started_at", Rfc3339.format(t.startedAt()))
         .put("finished_at", Rfc3339.format(t.finishedAt()))
         .put("result", JsonText.parseOrText(t.result()))
-        .put("error", t.error());
+        .put("error", t.error())
+        .put("schedule_id", t.scheduleId() == null ? null : Long.toString(t.scheduleId()))
+        .put("scheduled_time", Rfc3339.format(t.scheduledTime()));
   }
 
   /** One entry of {@code GET /openapi/v1/tasks/{id}/attempts}; every member present, times as RFC 3339. */

@@ -27,7 +27,7 @@ final class TaskListHandler {
   }
 
   /** The query of one request, checked (the router checks it too; this keeps the handler honest alone). */
-  private record Query(TaskStatus status, String taskType, int limit, TaskStore.ListPosition after) {
+  private record Query(TaskStatus status, String taskType, Long scheduleId, int limit, TaskStore.ListPosition after) {
     static Query of(RoutingContext ctx) throws InvalidRequest {
       // Decoded exactly as the signature covers them (a '+' is a plus; a repeated name was refused).
       Map<String, String> params = RequestSigning.parameters(ctx.request().query());
@@ -50,7 +50,13 @@ final class TaskListHandler {
       }
       String c = params.get("cursor");
       TaskStore.ListPosition after = c == null ? null : ListCursor.decode(c).position();
-      return new Query(status, params.get("task_type"), limit, after);
+      String schedule = params.get("schedule_id");
+      Long scheduleId = null;
+      if (schedule != null) {
+        java.util.OptionalLong id = TaskIds.parse(schedule, "schedule_id");
+        scheduleId = id.isPresent() ? id.getAsLong() : -1L; // well formed but no id: matches nothing
+      }
+      return new Query(status, params.get("task_type"), scheduleId, limit, after);
     }
   }
 
@@ -63,7 +69,7 @@ final class TaskListHandler {
       e.problem().send(ctx);
       return;
     }
-    tasks.list(who.tenantId(), q.status(), q.taskType(), q.after(), q.limit() + 1).onComplete(ar -> {
+    tasks.list(who.tenantId(), q.status(), q.taskType(), q.scheduleId(), q.after(), q.limit() + 1).onComplete(ar -> {
       if (ar.failed()) {
         ctx.fail(ar.cause());
         return;

@@ -25,7 +25,7 @@ public final class TaskStore {
   private static final String COLUMNS = """
       task_id, tenant_id, task_type, trigger_time, status, priority, max_retry, retry_count, attempt,
       timeout_ms, callback_url, processor, payload::text AS payload, biz_key, shard_total, last_run_node,
-      result::text AS result, error, created_at, updated_at, started_at, finished_at""";
+      result::text AS result, error, created_at, updated_at, started_at, finished_at, schedule_id, scheduled_time""";
 
   /** A new task is due at its trigger time: next_trigger_time starts equal to it. */
   private static final Sql INSERT = Sql.of("""
@@ -106,6 +106,7 @@ public final class TaskStore {
       WHERE tenant_id = :tenant AND parent_id IS NULL
         AND (:status::text IS NULL OR status = :status)
         AND (:task_type::text IS NULL OR task_type = :task_type)
+        AND (:schedule_id::bigint IS NULL OR schedule_id = :schedule_id)
         AND (created_at, task_id) < (COALESCE(:after_created::timestamptz, 'infinity'),
                                      COALESCE(:after_id::bigint, 9223372036854775807))
       ORDER BY created_at DESC, task_id DESC
@@ -285,8 +286,14 @@ public final class TaskStore {
    */
   public Future<List<TaskRecord>> list(String tenantId, TaskStatus status, String taskType, ListPosition after,
                                        int limit) {
+    return list(tenantId, status, taskType, null, after, limit);
+  }
+
+  /** As {@link #list(String, TaskStatus, String, ListPosition, int)}, optionally only one schedule's occurrences. */
+  public Future<List<TaskRecord>> list(String tenantId, TaskStatus status, String taskType, Long scheduleId,
+                                       ListPosition after, int limit) {
     Tuple params = LIST.params().set("tenant", tenantId).set("status", status == null ? null : status.name())
-        .set("task_type", taskType).set("after_created", after == null ? null : after.createdAt())
+        .set("task_type", taskType).set("schedule_id", scheduleId).set("after_created", after == null ? null : after.createdAt())
         .set("after_id", after == null ? null : after.taskId()).set("limit", limit).tuple();
     return pool.preparedQuery(LIST.text()).execute(params).map(rows -> {
       List<TaskRecord> out = new ArrayList<>(rows.rowCount());
@@ -308,6 +315,7 @@ public final class TaskStore {
         r.getString("processor"), r.getString("payload"), r.getString("biz_key"), r.getInteger("shard_total"),
         r.getString("last_run_node"), r.getString("result"), r.getString("error"),
         r.getOffsetDateTime("created_at"), r.getOffsetDateTime("updated_at"),
-        r.getOffsetDateTime("started_at"), r.getOffsetDateTime("finished_at"));
+        r.getOffsetDateTime("started_at"), r.getOffsetDateTime("finished_at"), r.getLong("schedule_id"),
+        r.getOffsetDateTime("scheduled_time"));
   }
 }

@@ -2,7 +2,10 @@ package ax.task;
 
 import java.time.OffsetDateTime;
 
-/** A task as stored, for reads through the API. {@code payload} and {@code result} are JSON text or null. */
+/**
+ * A task as stored, for reads through the API. {@code payload} and {@code result} are JSON text or null;
+ * {@code scheduleId} and {@code scheduledTime} are set on the occurrences of a recurring schedule.
+ */
 public record TaskRecord(
     long taskId,
     String tenantId,
@@ -25,5 +28,7 @@ public record TaskRecord(
     OffsetDateTime createdAt,
     OffsetDateTime updatedAt,
     OffsetDateTime startedAt,
-    OffsetDateTime finishedAt) {
+    OffsetDateTime finishedAt,
+    Long scheduleId,
+    OffsetDateTime scheduledTime) {
 }

@@ -57,8 +57,15 @@ class ScheduleIT {
       assertEquals("ENDED", s.getString("status"));
       assertEquals(6, s.getLong("runs"));
       assertEquals(List.of(), s.getJsonArray("next_fire_times").getList());
-      ApiClient.Reply occurrences = api.get("/openapi/v1/tasks?limit=50");
+      ApiClient.Reply occurrences = api.get("/openapi/v1/tasks?schedule_id=" + id + "&limit=50");
       assertEquals(6, occurrences.body().getJsonArray("items").size());
+      Set<String> scheduledTimes = new HashSet<>();
+      for (Object o : occurrences.body().getJsonArray("items")) {
+        JsonObject t = (JsonObject) o;
+        assertEquals(id, t.getString("schedule_id"));
+        assertTrue(scheduledTimes.add(t.getString("scheduled_time")), "one occurrence per scheduled time");
+      }
+      assertEquals(0, api.get("/openapi/v1/tasks?schedule_id=1").body().getJsonArray("items").size());
     }
   }
 
