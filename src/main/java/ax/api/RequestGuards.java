@@ -26,6 +26,9 @@ public final class RequestGuards implements SecurityPolicyHandler {
 
   /** How large a body the endpoint takes. */
   static long limitFor(HttpMethod method, String path) {
+    if (method == HttpMethod.PUT && path.startsWith("/openapi/v1/schedules/")) {
+      return SINGLE_BODY_LIMIT; // a schedule's new definition
+    }
     if (method != HttpMethod.POST) {
       return NO_BODY_LIMIT;
     }

@@ -20,6 +20,7 @@ import java.util.OptionalLong;
 import java.util.Set;
 import java.util.function.BiFunction;
 import java.util.function.LongConsumer;
+import java.util.function.Supplier;
 
 /**
  * The schedule operations of openapi.yaml (API.md "Recurring schedules"). Schedules belong to the
@@ -43,22 +44,44 @@ final class ScheduleHandlers {
 
   void create(RoutingContext ctx) {
     ApiPrincipal who = ctx.get(ApiPrincipal.CONTEXT_KEY);
+    Optional<ScheduleRow> row = definition(ctx, who, submitter.newId());
+    if (row.isPresent()) {
+      write(ctx, row.get(), () -> store.create(row.get()).map(Optional::of), 201);
+    }
+  }
+
+  /** PUT: a new definition for a schedule that has not ended; status and counters stay. */
+  void replace(RoutingContext ctx) {
+    ApiPrincipal who = ctx.get(ApiPrincipal.CONTEXT_KEY);
+    withId(ctx, id -> definition(ctx, who, id).ifPresent(row -> write(ctx, row, () -> store.replace(row), 200)));
+  }
+
+  /** The request's definition as a row for this caller, or empty after answering the refusal. */
+  private Optional<ScheduleRow> definition(RoutingContext ctx, ApiPrincipal who, long scheduleId) {
     ScheduleRequestParser.Definition d;
     try {
       d = parser.parse(HttpJson.bodyObject(ctx), submitter.now());
     } catch (InvalidRequest e) {
       e.problem().send(ctx);
-      return;
+      return Optional.empty();
     }
     if (d.firstDue() == null) {
       Problem.validation("end_at: the schedule has no due time between now and end_at").send(ctx);
-      return;
+      return Optional.empty();
     }
-    ScheduleRow row = new ScheduleRow(submitter.newId(), who.tenantId(), who.accessKey(), d.name(), d.cron(),
+    return Optional.of(new ScheduleRow(scheduleId, who.tenantId(), who.accessKey(), d.name(), d.cron(),
         d.everyMs(), d.afterMs(), d.timeZone(), d.startAt(), d.endAt(), d.maxRuns(), d.misfire().wire(),
-        d.overlap().wire(), d.templateJson(), "ACTIVE", d.firstDue(), 0, 0, 0, null, null, null);
-    String callbackUrl = new io.vertx.core.json.JsonObject(d.templateJson()).getString("callback_url");
-    submitter.checkCallbackHost(callbackUrl).compose(v -> store.create(row)).onComplete(ar -> {
+        d.overlap().wire(), d.templateJson(), "ACTIVE", d.firstDue(), 0, 0, 0, null, null, null));
+  }
+
+  /**
+   * Checks the template's callback host (resolved: no private address), then writes; answers 201/200 with
+   * the schedule, 409 for a name in use, or 404/409 when the schedule to replace is missing or ended.
+   */
+  private void write(RoutingContext ctx, ScheduleRow row, Supplier<Future<Optional<ScheduleRow>>> store,
+                     int status) {
+    String callbackUrl = new JsonObject(row.templateJson()).getString("callback_url");
+    submitter.checkCallbackHost(callbackUrl).compose(v -> store.get()).onComplete(ar -> {
       if (ar.failed() && ar.cause() instanceof InvalidRequest refused) {
         refused.problem().send(ctx);
       } else if (ar.failed() && TaskSubmitter.isInvariantViolation(ar.cause())) {
@@ -67,9 +90,12 @@ final class ScheduleHandlers {
             "name: a schedule of yours that has not ended has this name").send(ctx);
       } else if (ar.failed()) {
         ctx.fail(ar.cause());
+      } else if (ar.result().isEmpty()) {
+        conflictOrNotFound(ctx, ctx.get(ApiPrincipal.CONTEXT_KEY), row.scheduleId(), "the schedule has ended");
       } else {
         schedulesChanged();
-        HttpJson.send(ctx, 201, ScheduleJson.created(ar.result()));
+        HttpJson.send(ctx, status, status == 201 ? ScheduleJson.created(ar.result().get())
+            : ScheduleJson.full(ar.result().get()));
       }
     });
   }

@@ -34,6 +34,7 @@ public final class TaskApi {
         Map.entry("resumeSchedule", recurring::resume),
         Map.entry("triggerSchedule", recurring::trigger),
         Map.entry("deleteSchedule", recurring::delete),
+        Map.entry("replaceSchedule", recurring::replace),
         Map.entry("createTask", single::create),
         Map.entry("getTask", single::get),
         Map.entry("cancelTask", single::cancel),

@@ -135,6 +135,27 @@ public final class RecurringScheduleStore {
        WHERE s.schedule_id = :id
       RETURNING\s""" + COLUMNS);
 
+  /**
+   * A new definition (PUT) for a schedule that has not ended; its status (ACTIVE or PAUSED) and counters
+   * stay, its cursor starts over from the new definition's first due time.
+   */
+  private static final Sql REPLACE = Sql.of("""
+      UPDATE schedules SET name = :name, cron = :cron, every_ms = :every_ms, after_ms = :after_ms,
+                           time_zone = :time_zone, start_at = :start_at, end_at = :end_at, max_runs = :max_runs,
+                           misfire = :misfire, overlap = :overlap, template = :template::text::jsonb,
+                           next_due = :next_due, updated_at = now()
+       WHERE schedule_id = :id AND tenant_id = :tenant AND status <> 'ENDED'
+      RETURNING\s""" + COLUMNS);
+
+  /** What the old definition made ahead and has not fired goes; a retry in progress stays. */
+  private static final Sql DROP_AHEAD = Sql.of("""
+      WITH gone AS (
+        DELETE FROM tasks WHERE schedule_id = :id AND status IN ('DELAYED','READY') AND attempt = 0
+        RETURNING 1
+      )
+      UPDATE schedules SET runs = greatest(0, runs - (SELECT count(*) FROM gone)) WHERE schedule_id = :id
+      RETURNING\s""" + COLUMNS);
+
   /** The cursor is where pausing left it: due times missed meanwhile go through the misfire policy. */
   private static final Sql RESUME = Sql.of("""
       UPDATE schedules SET status = 'ACTIVE', updated_at = now()
@@ -221,6 +242,22 @@ public final class RecurringScheduleStore {
         .execute(PAUSE.params().set("id", scheduleId).set("tenant", tenantId).tuple())
         .compose(rows -> rows.size() == 0 ? Future.succeededFuture(Optional.<ScheduleRow>empty())
             : conn.preparedQuery(TAKE_BACK.text()).execute(TAKE_BACK.params().set("id", scheduleId).tuple())
+            .map(updated -> Optional.of(read(updated.iterator().next())))));
+  }
+
+  /**
+   * Replaces the definition of a schedule that has not ended ({@code row} carries the new one and its
+   * first due time); empty when it has ended or is not theirs.
+   */
+  public Future<Optional<ScheduleRow>> replace(ScheduleRow row) {
+    return pool.withTransaction(conn -> conn.preparedQuery(REPLACE.text()).execute(REPLACE.params()
+            .set("id", row.scheduleId()).set("tenant", row.tenantId()).set("name", row.name()).set("cron", row.cron())
+            .set("every_ms", row.everyMs()).set("after_ms", row.afterMs()).set("time_zone", row.timeZone())
+            .set("start_at", Times.toTimestamp(row.startAt())).set("end_at", Times.toTimestamp(row.endAt()))
+            .set("max_runs", row.maxRuns()).set("misfire", row.misfire()).set("overlap", row.overlap())
+            .set("template", row.templateJson()).set("next_due", Times.toTimestamp(row.nextDue())).tuple())
+        .compose(rows -> rows.size() == 0 ? Future.succeededFuture(Optional.<ScheduleRow>empty())
+            : conn.preparedQuery(DROP_AHEAD.text()).execute(DROP_AHEAD.params().set("id", row.scheduleId()).tuple())
             .map(updated -> Optional.of(read(updated.iterator().next())))));
   }
 

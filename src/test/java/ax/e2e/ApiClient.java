@@ -45,6 +45,10 @@ final class ApiClient {
         "", System.currentTimeMillis(), newNonce(), null);
   }
 
+  Reply put(String path, String body) throws Exception {
+    return send("PUT", path, null, body, System.currentTimeMillis(), newNonce(), null);
+  }
+
   Reply delete(String path) throws Exception {
     return send("DELETE", path, null, "", System.currentTimeMillis(), newNonce(), null);
   }
@@ -79,6 +83,8 @@ final class ApiClient {
       b.header("Content-Type", contentType).POST(HttpRequest.BodyPublishers.ofByteArray(bytes));
     } else if ("DELETE".equals(method)) {
       b.DELETE();
+    } else if ("PUT".equals(method)) {
+      b.header("Content-Type", contentType).PUT(HttpRequest.BodyPublishers.ofByteArray(bytes));
     } else {
       b.GET();
     }

@@ -473,6 +473,14 @@ class ContractResponsesIT {
     assertEquals(200, judged("resumeSchedule", api.post(schedules + "/" + id + "/resume", "")).status());
     assertProblem(409, "schedule_state_conflict",
         judged("resumeSchedule", api.post(schedules + "/" + id + "/resume", "")));
+    ApiClient.Reply replaced = judged("replaceSchedule", api.put(schedules + "/" + id, definition.copy()
+        .put("cron", "30 3 * * *").encode()));
+    assertEquals(200, replaced.status(), replaced.raw().body());
+    assertEquals("30 3 * * *", replaced.body().getString("cron"));
+    assertEquals("ACTIVE", replaced.body().getString("status"));
+    assertTrue(replaced.body().getString("next_fire_time").endsWith("T19:30:00.000Z"), "03:30 in Shanghai");
+    assertProblem(404, "not_found", judged("replaceSchedule", otherTenant.put(schedules + "/" + id,
+        definition.encode())));
     ApiClient.Reply triggered = judged("triggerSchedule", api.post(schedules + "/" + id + "/trigger", ""));
     assertEquals(201, triggered.status(), triggered.raw().body());
     assertEquals(200, judged("deleteSchedule", api.delete(schedules + "/" + id)).status());
@@ -480,6 +488,8 @@ class ContractResponsesIT {
     assertProblem(409, "schedule_state_conflict",
         judged("triggerSchedule", api.post(schedules + "/" + id + "/trigger", "")));
     assertProblem(404, "not_found", judged("deleteSchedule", otherTenant.delete(schedules + "/" + id)));
+    assertProblem(409, "schedule_state_conflict", judged("replaceSchedule", api.put(schedules + "/" + id,
+        definition.encode())));
   }
 
   private ApiClient.Reply judged(String operationId, ApiClient.Reply r) {

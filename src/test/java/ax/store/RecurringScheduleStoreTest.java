@@ -251,4 +251,21 @@ class RecurringScheduleStoreTest {
         .execute().await();
     assertNull(store.find("tenant-a", s.scheduleId()).await().orElseThrow().nextDue());
   }
+
+  @Test
+  void replacingADefinitionTakesBackWhatTheOldOneMadeAheadAndRestartsTheCursor() {
+    ScheduleRow s = everySecond(Instant.ofEpochMilli(db.dbNow() + 1_000), "fire_once", null);
+    assertTrue(pass(3_000).created() > 0);
+    Instant later = Instant.ofEpochMilli(db.dbNow() + 3_600_000);
+    ScheduleRow replaced = store.replace(new ScheduleRow(s.scheduleId(), "tenant-a", "key-a", null, null, 60_000L, null,
+        "UTC", later, null, null, "skip", "allow", TEMPLATE, "ACTIVE", later, 0, 0, 0, null, null, null)).await()
+        .orElseThrow();
+    assertEquals(later, replaced.nextDue());
+    assertEquals(60_000L, replaced.everyMs());
+    assertEquals(0, replaced.runs(), "the taken-back occurrences never ran");
+    assertEquals(0, occurrences(s.scheduleId()).size());
+    assertTrue(store.replace(new ScheduleRow(s.scheduleId(), "tenant-b", "key-b", null, null, 60_000L, null, "UTC",
+        later, null, null, "skip", "allow", TEMPLATE, "ACTIVE", later, 0, 0, 0, null, null, null)).await().isEmpty(),
+        "not another tenant's");
+  }
 }

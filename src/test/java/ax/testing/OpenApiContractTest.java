@@ -55,6 +55,7 @@ class OpenApiContractTest {
       Map.entry("listSchedules", "GET /openapi/v1/schedules"),
       Map.entry("getSchedule", "GET /openapi/v1/schedules/{schedule_id}"),
       Map.entry("deleteSchedule", "DELETE /openapi/v1/schedules/{schedule_id}"),
+      Map.entry("replaceSchedule", "PUT /openapi/v1/schedules/{schedule_id}"),
       Map.entry("pauseSchedule", "POST /openapi/v1/schedules/{schedule_id}/pause"),
       Map.entry("resumeSchedule", "POST /openapi/v1/schedules/{schedule_id}/resume"),
       Map.entry("triggerSchedule", "POST /openapi/v1/schedules/{schedule_id}/trigger"),
