@@ -44,7 +44,14 @@ final class ScheduleHandlers {
 
   void create(RoutingContext ctx) {
     ApiPrincipal who = ctx.get(ApiPrincipal.CONTEXT_KEY);
-    Optional<ScheduleRow> row = definition(ctx, who, submitter.newId());
+    long id;
+    try {
+      id = submitter.newId();
+    } catch (InvalidRequest e) {
+      e.problem().send(ctx);
+      return;
+    }
+    Optional<ScheduleRow> row = definition(ctx, who, id);
     if (row.isPresent()) {
       write(ctx, row.get(), () -> store.create(row.get()).map(Optional::of), 201);
     }
@@ -125,7 +132,20 @@ final class ScheduleHandlers {
 
   void trigger(RoutingContext ctx) {
     ApiPrincipal who = ctx.get(ApiPrincipal.CONTEXT_KEY);
-    withId(ctx, id -> store.trigger(who.tenantId(), id, submitter.newId()).onComplete(ar -> {
+    withId(ctx, id -> {
+      long taskId;
+      try {
+        taskId = submitter.newId();
+      } catch (InvalidRequest e) {
+        e.problem().send(ctx);
+        return;
+      }
+      trigger(ctx, who, id, taskId);
+    });
+  }
+
+  private void trigger(RoutingContext ctx, ApiPrincipal who, long id, long taskId) {
+    store.trigger(who.tenantId(), id, taskId).onComplete(ar -> {
       if (ar.failed()) {
         ctx.fail(ar.cause());
       } else if (ar.result().isEmpty()) {
@@ -135,7 +155,7 @@ final class ScheduleHandlers {
         submitter.toWheel(List.of(t));
         HttpJson.send(ctx, 201, new JsonObject().put("task_id", Long.toString(t.taskId())));
       }
-    }));
+    });
   }
 
   void list(RoutingContext ctx) {

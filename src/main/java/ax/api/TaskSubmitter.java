@@ -63,8 +63,17 @@ public final class TaskSubmitter {
   }
 
   /** Now on the database clock: the base of {@code delay_ms}. */
-  /** A new id from this node's generator (tasks and schedules share the id space). */
-  long newId() {
+  /**
+   * A new id from this node's generator (tasks and schedules share the id space).
+   *
+   * @throws InvalidRequest 503 while this node's slot lease is not renewed: another node may hold the
+   *                        slot, and ids could collide
+   */
+  long newId() throws InvalidRequest {
+    if (!canIssueIds.getAsBoolean()) {
+      throw new InvalidRequest(Problem.unavailable(
+          "this node cannot issue ids right now (node slot lease not renewed); retry later"));
+    }
     return ids.nextId();
   }
 

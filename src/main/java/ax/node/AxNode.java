@@ -213,7 +213,12 @@ public final class AxNode {
         .compose(id -> vertx.deployVerticle(new RecoveryScanVerticle(scheduleStore, clock, outcomes, backlog, cluster,
             metrics, RecoveryScanVerticle.Settings.of(tuning.recoveryIntervalMs(), tuning.recoveryLookbackMs(),
                 tuning.loadIntervalMs()))))
-        .compose(id -> vertx.deployVerticle(new OccurrenceVerticle(recurring, ids::nextId,
+        .compose(id -> vertx.deployVerticle(new OccurrenceVerticle(recurring, () -> {
+          if (!slotKeeper.canIssueIds()) { // another node may hold this slot now: ids could collide
+            throw new IllegalStateException("node slot lease not renewed; occurrences wait for it");
+          }
+          return ids.nextId();
+        },
             metrics, new OccurrenceVerticle.Settings(tuning.loadIntervalMs(), tuning.loadWindowMs(), 500,
                 config.schedules()))))
         .compose(id -> vertx.deployVerticle(new ExecutorVerticle(new ExecutionStore(pool, config.nodeId()), clock,
