@@ -3,9 +3,6 @@ package ax.store;
 import io.vertx.core.VertxException;
 import io.vertx.pgclient.PgException;
 
-import java.net.SocketException;
-import java.nio.channels.ClosedChannelException;
-
 /**
  * What a failed store call means, for callers outside {@code ax.store} that must react differently to
  * "the database is not there right now" and "the database refuses this for good" — without knowing the
@@ -27,8 +24,10 @@ public final class StoreErrors {
         String state = pg.getSqlState();
         return state != null && (state.startsWith("08") || state.startsWith("57P") || state.equals("53300"));
       }
-      // a crash resets the connection (SocketException, ConnectException among them) or closes it
-      if (c instanceof SocketException || c instanceof ClosedChannelException
+      // A crash resets the connection or closes it: SocketException and ConnectException, a channel
+      // closed, and also a plain IOException ("Connection reset by peer" while a new connection sends its
+      // startup message to a PostgreSQL that is going down; DatabaseStopIT met it once).
+      if (c instanceof java.io.IOException
           || c instanceof io.vertx.sqlclient.ClosedConnectionException
           || c instanceof VertxException
           && String.valueOf(c.getMessage()).toLowerCase().contains("closed")) {
