@@ -16,7 +16,6 @@ import java.time.ZoneOffset;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
-import java.util.OptionalLong;
 import java.util.Set;
 import java.util.function.BiFunction;
 import java.util.function.LongConsumer;
@@ -169,14 +168,7 @@ final class ScheduleHandlers {
       if (status != null && !STATUSES.contains(status)) {
         throw InvalidRequest.field("status", "must be one of ACTIVE, PAUSED, ENDED");
       }
-      try {
-        limit = params.containsKey("limit") ? Integer.parseInt(params.get("limit")) : TaskListHandler.DEFAULT_LIMIT;
-      } catch (NumberFormatException e) {
-        limit = 0;
-      }
-      if (limit < 1 || limit > TaskListHandler.MAX_LIMIT) {
-        throw InvalidRequest.field("limit", "must be a whole number 1.." + TaskListHandler.MAX_LIMIT);
-      }
+      limit = TaskListHandler.limit(params);
       after = params.containsKey("cursor") ? ListCursor.decode(params.get("cursor")) : null;
     } catch (InvalidRequest e) {
       e.problem().send(ctx);
@@ -247,17 +239,6 @@ final class ScheduleHandlers {
   }
 
   private static void withId(RoutingContext ctx, LongConsumer then) {
-    OptionalLong id;
-    try {
-      id = TaskIds.parse(ctx.pathParam("schedule_id"), "schedule_id");
-    } catch (InvalidRequest e) {
-      e.problem().send(ctx);
-      return;
-    }
-    if (id.isPresent()) {
-      then.accept(id.getAsLong());
-    } else {
-      Problem.notFound("no such schedule").send(ctx);
-    }
+    TaskIds.withPathId(ctx, "schedule_id", "no such schedule", then);
   }
 }

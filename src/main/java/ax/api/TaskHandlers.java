@@ -10,7 +10,6 @@ import io.vertx.core.json.JsonArray;
 import io.vertx.core.json.JsonObject;
 import io.vertx.ext.web.RoutingContext;
 
-import java.util.OptionalLong;
 import java.util.function.LongConsumer;
 
 /**
@@ -109,18 +108,7 @@ final class TaskHandlers {
    * it is well formed but cannot name a task.
    */
   private static void withTaskId(RoutingContext ctx, LongConsumer then) {
-    OptionalLong id;
-    try {
-      id = TaskIds.parse(ctx.pathParam("task_id"));
-    } catch (InvalidRequest e) {
-      e.problem().send(ctx);
-      return;
-    }
-    if (id.isPresent()) {
-      then.accept(id.getAsLong());
-    } else {
-      notFound(ctx);
-    }
+    TaskIds.withPathId(ctx, "task_id", "no such task", then);
   }
 
   private static void notFound(RoutingContext ctx) {

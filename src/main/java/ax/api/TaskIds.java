@@ -1,6 +1,9 @@
 package ax.api;
 
+import io.vertx.ext.web.RoutingContext;
+
 import java.util.OptionalLong;
+import java.util.function.LongConsumer;
 import java.util.regex.Pattern;
 
 /**
@@ -22,6 +25,25 @@ final class TaskIds {
    */
   static OptionalLong parse(String raw) throws InvalidRequest {
     return parse(raw, "task_id");
+  }
+
+  /**
+   * Runs {@code then} with the id in path parameter {@code param}; answers 400 itself when it is
+   * malformed and 404 ({@code missing}) when it is well formed but cannot name anything.
+   */
+  static void withPathId(RoutingContext ctx, String param, String missing, LongConsumer then) {
+    OptionalLong id;
+    try {
+      id = parse(ctx.pathParam(param), param);
+    } catch (InvalidRequest e) {
+      e.problem().send(ctx);
+      return;
+    }
+    if (id.isPresent()) {
+      then.accept(id.getAsLong());
+    } else {
+      Problem.notFound(missing).send(ctx);
+    }
   }
 
   /** As {@link #parse(String)} for another id of the same form (a schedule's), named {@code field}. */

@@ -38,16 +38,7 @@ final class TaskListHandler {
       } catch (IllegalArgumentException e) {
         throw InvalidRequest.field("status", "must be one of " + List.of(TaskStatus.values()));
       }
-      String l = params.get("limit");
-      int limit;
-      try {
-        limit = l == null ? DEFAULT_LIMIT : Integer.parseInt(l);
-      } catch (NumberFormatException e) {
-        limit = 0;
-      }
-      if (limit < 1 || limit > MAX_LIMIT) {
-        throw InvalidRequest.field("limit", "must be a whole number 1.." + MAX_LIMIT);
-      }
+      int limit = TaskListHandler.limit(params);
       String c = params.get("cursor");
       TaskStore.ListPosition after = c == null ? null : ListCursor.decode(c).position();
       String schedule = params.get("schedule_id");
@@ -58,6 +49,21 @@ final class TaskListHandler {
       }
       return new Query(status, params.get("task_type"), scheduleId, limit, after);
     }
+  }
+
+  /** The page size of a list query (tasks or schedules): {@code limit}, 1..500, 50 when left out. */
+  static int limit(Map<String, String> params) throws InvalidRequest {
+    String l = params.get("limit");
+    int limit;
+    try {
+      limit = l == null ? DEFAULT_LIMIT : Integer.parseInt(l);
+    } catch (NumberFormatException e) {
+      limit = 0;
+    }
+    if (limit < 1 || limit > MAX_LIMIT) {
+      throw InvalidRequest.field("limit", "must be a whole number 1.." + MAX_LIMIT);
+    }
+    return limit;
   }
 
   void handle(RoutingContext ctx) {

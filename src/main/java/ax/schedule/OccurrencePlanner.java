@@ -40,9 +40,6 @@ public final class OccurrencePlanner {
    * @param triggerTime   when it fires: the due time, or now for a missed one being caught up
    */
   public record Occurrence(Instant scheduledTime, Instant triggerTime) {
-    public boolean caughtUp() {
-      return triggerTime.isAfter(scheduledTime);
-    }
   }
 
   /**

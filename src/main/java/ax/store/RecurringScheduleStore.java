@@ -69,20 +69,30 @@ public final class RecurringScheduleStore {
    * that exists already (same schedule and scheduled time) is skipped. A processor task starts DELAYED
    * even when due, like a submitted one (TaskSubmitter): the claim hands it to the executor dispatch.
    */
-  private static final Sql INSERT_OCCURRENCES = Sql.of("""
-      INSERT INTO tasks (task_id, tenant_id, api_key, task_type, trigger_time, next_trigger_time, status, priority,
-                         max_retry, timeout_ms, callback_url, processor, payload, shard_total, schedule_id,
-                         scheduled_time)
-      SELECT u.id, s.tenant_id, s.api_key, s.template->>'task_type', u.trig, u.trig,
-             CASE WHEN s.template->>'processor' IS NOT NULL OR u.trig > now() THEN 'DELAYED' ELSE 'READY' END,
-             (s.template->>'priority')::smallint, (s.template->>'max_retry')::smallint,
-             (s.template->>'timeout_ms')::int, s.template->>'callback_url', s.template->>'processor',
-             s.template->'payload', 1, s.schedule_id, u.sched
+  private static final Sql INSERT_OCCURRENCES = Sql.of(insertOccurrences("u.id", "u.trig", "u.sched") + """
         FROM unnest(:ids::bigint[], :schedule_ids::bigint[], :triggers::timestamptz[], :scheduled::timestamptz[])
              AS u(id, sid, trig, sched)
         JOIN schedules s ON s.schedule_id = u.sid
       ON CONFLICT (schedule_id, scheduled_time) WHERE schedule_id IS NOT NULL DO NOTHING
       RETURNING task_id, schedule_id, scheduled_time, next_trigger_time, priority""");
+
+  /**
+   * {@code INSERT INTO tasks … SELECT} of occurrences: every column from the schedule row {@code s}'s
+   * template, and the id, trigger time and scheduled time from the given expressions; the caller adds
+   * the {@code FROM}. One place says how a template becomes a task.
+   */
+  private static String insertOccurrences(String id, String trigger, String scheduled) {
+    return """
+        INSERT INTO tasks (task_id, tenant_id, api_key, task_type, trigger_time, next_trigger_time, status, priority,
+                           max_retry, timeout_ms, callback_url, processor, payload, shard_total, schedule_id,
+                           scheduled_time)
+        SELECT %1$s, s.tenant_id, s.api_key, s.template->>'task_type', %2$s, %2$s,
+               CASE WHEN s.template->>'processor' IS NOT NULL OR %2$s > now() THEN 'DELAYED' ELSE 'READY' END,
+               (s.template->>'priority')::smallint, (s.template->>'max_retry')::smallint,
+               (s.template->>'timeout_ms')::int, s.template->>'callback_url', s.template->>'processor',
+               s.template->'payload', 1, s.schedule_id, %3$s
+        """.formatted(id, trigger, scheduled);
+  }
 
   private static final Sql INSERT_MISFIRES = Sql.of("""
       INSERT INTO schedule_misfires (schedule_id, first_due, last_due, count, policy)
@@ -118,10 +128,12 @@ public final class RecurringScheduleStore {
       RETURNING\s""" + COLUMNS);
 
   /**
-   * Pausing takes back the occurrences created ahead that have not fired (attempt 0: a retry pending is
-   * a run in progress and stays), and moves the cursor back to the first of them: they were only made
-   * early because of the load window, and on resume they are made again — on time, or through the
-   * misfire policy if their time passed meanwhile — instead of leaving a hole as long as the window.
+   * Pausing and replacing take back the occurrences created ahead that have not fired (attempt 0: a
+   * retry pending is a run in progress and stays); they never ran, so they leave {@code runs}. Pausing
+   * also moves the cursor back to the first of them ({@code :rewind}): they were only made early because
+   * of the load window, and on resume they are made again — on time, or through the misfire policy if
+   * their time passed meanwhile — instead of leaving a hole as long as the window. A replaced definition
+   * keeps the cursor its first due time set.
    */
   private static final Sql TAKE_BACK = Sql.of("""
       WITH gone AS (
@@ -130,7 +142,8 @@ public final class RecurringScheduleStore {
       ), counted AS (
         SELECT count(*) AS n, min(scheduled_time) AS first FROM gone
       )
-      UPDATE schedules s SET runs = greatest(0, s.runs - c.n), next_due = LEAST(s.next_due, c.first)
+      UPDATE schedules s SET runs = greatest(0, s.runs - c.n),
+                             next_due = CASE WHEN :rewind THEN LEAST(s.next_due, c.first) ELSE s.next_due END
         FROM counted c
        WHERE s.schedule_id = :id
       RETURNING\s""" + COLUMNS);
@@ -145,15 +158,6 @@ public final class RecurringScheduleStore {
                            misfire = :misfire, overlap = :overlap, template = :template::text::jsonb,
                            next_due = :next_due, updated_at = now()
        WHERE schedule_id = :id AND tenant_id = :tenant AND status <> 'ENDED'
-      RETURNING\s""" + COLUMNS);
-
-  /** What the old definition made ahead and has not fired goes; a retry in progress stays. */
-  private static final Sql DROP_AHEAD = Sql.of("""
-      WITH gone AS (
-        DELETE FROM tasks WHERE schedule_id = :id AND status IN ('DELAYED','READY') AND attempt = 0
-        RETURNING 1
-      )
-      UPDATE schedules SET runs = greatest(0, runs - (SELECT count(*) FROM gone)) WHERE schedule_id = :id
       RETURNING\s""" + COLUMNS);
 
   /** The cursor is where pausing left it: due times missed meanwhile go through the misfire policy. */
@@ -173,17 +177,11 @@ public final class RecurringScheduleStore {
         UPDATE schedules SET runs = runs + 1, last_fire_time = date_trunc('milliseconds', now()), updated_at = now()
          WHERE schedule_id = :id AND tenant_id = :tenant AND status <> 'ENDED'
         RETURNING *
+      ), t AS (
+        SELECT date_trunc('milliseconds', now()) AS at
       )
-      INSERT INTO tasks (task_id, tenant_id, api_key, task_type, trigger_time, next_trigger_time, status, priority,
-                         max_retry, timeout_ms, callback_url, processor, payload, shard_total, schedule_id,
-                         scheduled_time)
-      SELECT :task_id, s.tenant_id, s.api_key, s.template->>'task_type', date_trunc('milliseconds', now()),
-             date_trunc('milliseconds', now()),
-             CASE WHEN s.template->>'processor' IS NOT NULL THEN 'DELAYED' ELSE 'READY' END,
-             (s.template->>'priority')::smallint, (s.template->>'max_retry')::smallint,
-             (s.template->>'timeout_ms')::int, s.template->>'callback_url', s.template->>'processor',
-             s.template->'payload', 1, s.schedule_id, date_trunc('milliseconds', now())
-        FROM s
+      """ + insertOccurrences(":task_id", "t.at", "t.at") + """
+        FROM s, t
       RETURNING task_id, next_trigger_time, priority""");
 
   private static final Sql LIST = Sql.of("""
@@ -241,7 +239,8 @@ public final class RecurringScheduleStore {
     return pool.withTransaction(conn -> conn.preparedQuery(PAUSE.text())
         .execute(PAUSE.params().set("id", scheduleId).set("tenant", tenantId).tuple())
         .compose(rows -> rows.size() == 0 ? Future.succeededFuture(Optional.<ScheduleRow>empty())
-            : conn.preparedQuery(TAKE_BACK.text()).execute(TAKE_BACK.params().set("id", scheduleId).tuple())
+            : conn.preparedQuery(TAKE_BACK.text()).execute(TAKE_BACK.params().set("id", scheduleId)
+                .set("rewind", true).tuple())
             .map(updated -> Optional.of(read(updated.iterator().next())))));
   }
 
@@ -257,7 +256,8 @@ public final class RecurringScheduleStore {
             .set("max_runs", row.maxRuns()).set("misfire", row.misfire()).set("overlap", row.overlap())
             .set("template", row.templateJson()).set("next_due", Times.toTimestamp(row.nextDue())).tuple())
         .compose(rows -> rows.size() == 0 ? Future.succeededFuture(Optional.<ScheduleRow>empty())
-            : conn.preparedQuery(DROP_AHEAD.text()).execute(DROP_AHEAD.params().set("id", row.scheduleId()).tuple())
+            : conn.preparedQuery(TAKE_BACK.text()).execute(TAKE_BACK.params().set("id", row.scheduleId())
+                .set("rewind", false).tuple())
             .map(updated -> Optional.of(read(updated.iterator().next())))));
   }
 
