@@ -52,7 +52,78 @@ final class BatchHandler {
           : item instanceof JsonObject o ? submitter.prepare(who, o, receivedAt)
           : Future.failedFuture(InvalidRequest.field("tasks/" + i, "must be a task object")));
     }
-    Future.join(prepared).onComplete(all -> insert(ctx, prepared));
+    Future.join(prepared).onComplete(all -> {
+      if (prepared.stream().anyMatch(p -> p.succeeded() && !p.result().dependsOn().isEmpty())) {
+        insertGraph(ctx, prepared);
+      } else {
+        insert(ctx, prepared);
+      }
+    });
+  }
+
+  /**
+   * A batch whose items name parents: every item in order, in one transaction, so {@code "#<index>"}
+   * finds the task its earlier item stored (or the existing one it duplicated). References point
+   * backwards only, so a cycle cannot be written. An item that is invalid, or whose parent is unknown or
+   * was not created, is answered on its own; any other failure rolls the whole batch back and every
+   * item answers it (nothing was stored).
+   */
+  private void insertGraph(RoutingContext ctx, List<Future<TaskSubmitter.Prepared>> prepared) {
+    tasks.inTransaction(tx -> {
+      List<Future<TaskStore.Inserted>> done = new ArrayList<>(prepared.size());
+      return insertFrom(tx, prepared, done).map(v -> done);
+    }).onComplete(ar -> {
+      if (ar.succeeded()) {
+        answer(ctx, ar.result());
+      } else {
+        List<Future<TaskStore.Inserted>> failed = new ArrayList<>(prepared.size());
+        prepared.forEach(p -> failed.add(Future.failedFuture(p.failed() ? p.cause() : ar.cause())));
+        answer(ctx, failed);
+      }
+    });
+  }
+
+  /** Stores item {@code done.size()} and the ones after it, one at a time. */
+  private Future<Void> insertFrom(TaskStore.Writes tx, List<Future<TaskSubmitter.Prepared>> prepared,
+                                  List<Future<TaskStore.Inserted>> done) {
+    int index = done.size();
+    if (index == prepared.size()) {
+      return Future.succeededFuture();
+    }
+    Future<TaskStore.Inserted> item = resolveParents(index, prepared.get(index), done)
+        .compose(p -> submitter.insert(tx, p));
+    return item.transform(ar -> {
+      if (ar.failed() && !(ar.cause() instanceof InvalidRequest)) {
+        return Future.failedFuture(ar.cause()); // the transaction is aborted: nothing after it can be stored
+      }
+      done.add(item);
+      return insertFrom(tx, prepared, done);
+    });
+  }
+
+  /** The item with its {@code "#<index>"} references replaced by the ids of the earlier items' tasks. */
+  static Future<TaskSubmitter.Prepared> resolveParents(int index, Future<TaskSubmitter.Prepared> item,
+                                                       List<Future<TaskStore.Inserted>> earlier) {
+    if (item.failed()) {
+      return item;
+    }
+    TaskRequestParser.DependsOn refs = item.result().dependsOn();
+    java.util.Set<Long> parents = new java.util.LinkedHashSet<>();
+    for (long id : refs.taskIds()) {
+      parents.add(id);
+    }
+    for (int ref : refs.batchItems()) {
+      if (ref >= index) {
+        return Future.failedFuture(InvalidRequest.field("depends_on", "\"#" + ref
+            + "\" must name an earlier item of this batch (this is item " + index + ")"));
+      }
+      Future<TaskStore.Inserted> parent = earlier.get(ref);
+      if (parent.failed()) {
+        return Future.failedFuture(InvalidRequest.field("depends_on", "\"#" + ref + "\" was not created"));
+      }
+      parents.add(parent.result().task().taskId());
+    }
+    return Future.succeededFuture(item.result().withParents(parents.stream().mapToLong(Long::longValue).toArray()));
   }
 
   /**

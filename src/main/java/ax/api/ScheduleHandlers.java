@@ -150,9 +150,11 @@ final class ScheduleHandlers {
       } else if (ar.result().isEmpty()) {
         conflictOrNotFound(ctx, who, id, "the schedule has ended");
       } else {
-        ScheduledTask t = ar.result().get();
-        submitter.toWheel(List.of(t));
-        HttpJson.send(ctx, 201, new JsonObject().put("task_id", Long.toString(t.taskId())));
+        RecurringScheduleStore.Triggered t = ar.result().get();
+        if (!t.held()) {
+          submitter.toWheel(List.of(t.task()));
+        }
+        HttpJson.send(ctx, 201, new JsonObject().put("task_id", Long.toString(t.task().taskId())));
       }
     });
   }

@@ -39,7 +39,7 @@ public final class TaskJson {
         // Refused at submission by this version (TaskRequestParser), so never set.
         .put("notify_url", null)
         .put("shard_total", t.shardTotal())
-        .put("depends_on", new JsonArray())
+        .put("depends_on", dependsOn(t))
         .put("last_run_node", t.lastRunNode())
         .put("created_at", Rfc3339.format(t.createdAt()))
         .put("updated_at", Rfc3339.format(t.updatedAt()))
@@ -49,6 +49,12 @@ public final class TaskJson {
         .put("error", t.error())
         .put("schedule_id", t.scheduleId() == null ? null : Long.toString(t.scheduleId()))
         .put("scheduled_time", Rfc3339.format(t.scheduledTime()));
+  }
+
+  private static JsonArray dependsOn(TaskRecord t) {
+    JsonArray ids = new JsonArray();
+    t.dependsOn().forEach(id -> ids.add(Long.toString(id)));
+    return ids;
   }
 
   /** One entry of {@code GET /openapi/v1/tasks/{id}/attempts}; every member present, times as RFC 3339. */

@@ -27,6 +27,9 @@ public final class TaskRequestParser {
    */
   static final long MAX_PAST_MS = 366L * 86_400_000L;
   private static final Pattern NAME = Pattern.compile("[A-Za-z0-9._:-]{1,128}");
+  /** {@code "#<index>"}: an item of the same batch (0..999). */
+  private static final Pattern TASK_ID = Pattern.compile("[0-9]{1,19}");
+  private static final Pattern BATCH_REF = Pattern.compile("#(0|[1-9][0-9]{0,2})");
   private static final Set<String> FIELDS = Set.of("task_type", "trigger_time", "delay_ms", "payload",
       "callback_url", "processor", "max_retry", "priority", "timeout_ms", "biz_key", "notify_url",
       "shard_total", "depends_on");
@@ -37,10 +40,25 @@ public final class TaskRequestParser {
    */
   private static final Set<String> NULLABLE = Set.of("payload", "depends_on");
 
+  /** Most parents a task may name (API.md). */
+  public static final int MAX_PARENTS = 50;
+
+  /**
+   * The parents a submission names: ids of stored tasks, and (in a batch only) earlier items of the same
+   * batch by their index ({@code "#3"}). Empty for a task without dependencies.
+   */
+  public record DependsOn(long[] taskIds, int[] batchItems) {
+    public static final DependsOn NONE = new DependsOn(new long[0], new int[0]);
+
+    public boolean isEmpty() {
+      return taskIds.length == 0 && batchItems.length == 0;
+    }
+  }
+
   /** A valid submission, before it gets an id, a tenant and a status. */
   public record Submission(String taskType, long triggerTimeMs, int priority, int maxRetry, int timeoutMs,
                            String callbackUrl, String processor, String payloadJson, String bizKey,
-                           int shardTotal) {
+                           int shardTotal, DependsOn dependsOn) {
     public NewTask toNewTask(long taskId, String tenantId, String apiKey, ax.task.TaskStatus status) {
       return new NewTask(taskId, tenantId, apiKey, taskType, triggerTimeMs, status, priority, maxRetry,
           timeoutMs, callbackUrl, processor, payloadJson, bizKey, shardTotal);
@@ -91,9 +109,7 @@ public final class TaskRequestParser {
     if (body.containsKey("notify_url")) {
       throw InvalidRequest.field("notify_url", "webhooks on terminal state are not supported by this server yet");
     }
-    if (isPresent(body, "depends_on")) {
-      throw InvalidRequest.field("depends_on", "dependencies are not supported by this server yet");
-    }
+    DependsOn dependsOn = dependsOn(body);
     int shardTotal = integer(body, "shard_total", 1, 1, 1024);
     if (shardTotal != 1 && processor == null) {
       throw InvalidRequest.field("shard_total", "only processor tasks can be sharded (executors run the shards)");
@@ -118,7 +134,50 @@ public final class TaskRequestParser {
         integer(body, "priority", NewTask.DEFAULT_PRIORITY, 0, 9),
         integer(body, "max_retry", NewTask.DEFAULT_MAX_RETRY, 0, 10),
         integer(body, "timeout_ms", NewTask.DEFAULT_TIMEOUT_MS, 1, 86_400_000),
-        callbackUrl, processor, payloadJson, bizKey, shardTotal);
+        callbackUrl, processor, payloadJson, bizKey, shardTotal, dependsOn);
+  }
+
+  /**
+   * {@code depends_on}: 1–50 distinct references, each a task id (a decimal string) or {@code "#<index>"}
+   * of an earlier item of the same batch (whether it is earlier is the batch's check). Left out or null:
+   * none.
+   */
+  private static DependsOn dependsOn(JsonObject body) throws InvalidRequest {
+    if (!isPresent(body, "depends_on")) {
+      return DependsOn.NONE;
+    }
+    if (!(body.getValue("depends_on") instanceof io.vertx.core.json.JsonArray refs)
+        || refs.isEmpty() || refs.size() > MAX_PARENTS) {
+      throw InvalidRequest.field("depends_on", "must be an array of 1.." + MAX_PARENTS
+          + " task ids (decimal strings), or null");
+    }
+    java.util.LinkedHashSet<Long> ids = new java.util.LinkedHashSet<>();
+    java.util.LinkedHashSet<Integer> items = new java.util.LinkedHashSet<>();
+    for (Object ref : refs) {
+      if (!(ref instanceof String r)) {
+        throw InvalidRequest.field("depends_on", "each element must be a task id as a decimal string, or \"#<index>\" "
+            + "of an earlier item in a batch");
+      }
+      boolean added;
+      if (BATCH_REF.matcher(r).matches()) {
+        added = items.add(Integer.parseInt(r.substring(1)));
+      } else {
+        if (!TASK_ID.matcher(r).matches()) {
+          throw InvalidRequest.field("depends_on", "\"" + r + "\" is neither a task id (1-19 digits) nor \"#<index>\" "
+              + "of an earlier item in a batch");
+        }
+        java.util.OptionalLong id = TaskIds.parse(r, "depends_on");
+        if (id.isEmpty()) {
+          throw InvalidRequest.field("depends_on", "no task " + r);
+        }
+        added = ids.add(id.getAsLong());
+      }
+      if (!added) {
+        throw InvalidRequest.field("depends_on", "\"" + r + "\" is listed twice");
+      }
+    }
+    return new DependsOn(ids.stream().mapToLong(Long::longValue).toArray(),
+        items.stream().mapToInt(Integer::intValue).toArray());
   }
 
   /** Whether {@code body} names {@code field} with a value; {@code depends_on: null} is no dependencies. */

@@ -44,8 +44,12 @@ public final class TaskSubmitter {
   private final long loadWindowMs;
   private final LeaderWatch leader;
 
-  /** A validated task with its ids (and its shards' ids), ready to insert. */
-  record Prepared(NewTask task, long[] shardIds) {
+  /** A validated task with its ids (and its shards' ids) and the parents it names, ready to insert. */
+  record Prepared(NewTask task, long[] shardIds, TaskRequestParser.DependsOn dependsOn) {
+    /** The same task after a batch resolved its {@code "#<index>"} references to task ids. */
+    Prepared withParents(long[] taskIds) {
+      return new Prepared(task, shardIds, new TaskRequestParser.DependsOn(taskIds, new int[0]));
+    }
   }
 
   public TaskSubmitter(Vertx vertx, TaskStore tasks, CallbackUrlPolicy urlPolicy, HostResolver resolver,
@@ -93,7 +97,24 @@ public final class TaskSubmitter {
 
   /** Inserts one prepared task with its shards; a broken table invariant is the caller's 400. */
   Future<TaskStore.Inserted> insert(Prepared p) {
-    return tasks.insert(p.task(), p.shardIds()).recover(TaskSubmitter::asInvariantViolation);
+    if (p.dependsOn().batchItems().length > 0) {
+      return Future.failedFuture(InvalidRequest.field("depends_on",
+          "\"#" + p.dependsOn().batchItems()[0] + "\" names an item of a batch; outside POST /openapi/v1/tasks/batch "
+              + "name task ids"));
+    }
+    Future<TaskStore.Inserted> stored = p.dependsOn().isEmpty() ? tasks.insert(p.task(), p.shardIds())
+        : tasks.insertWithParents(p.task(), p.shardIds(), p.dependsOn().taskIds());
+    return stored.recover(TaskSubmitter::asRefusal);
+  }
+
+  /**
+   * As {@link #insert(Prepared)} in the caller's transaction (a batch that builds a graph). Only an
+   * unknown parent is answered as the item's own 400 here: it is found before anything is written, so
+   * the transaction goes on; any other failure aborts the transaction and fails the batch.
+   */
+  Future<TaskStore.Inserted> insert(TaskStore.Writes tx, Prepared p) {
+    return tx.insert(p.task(), p.shardIds(), p.dependsOn().taskIds())
+        .recover(e -> e instanceof TaskStore.UnknownParents ? asRefusal(e) : Future.failedFuture(e));
   }
 
   /** Validates, checks the callback host's addresses, and assigns ids; inserts nothing. */
@@ -119,7 +140,7 @@ public final class TaskSubmitter {
       for (int i = 0; i < shardIds.length; i++) {
         shardIds[i] = ids.nextId();
       }
-      return Future.succeededFuture(new Prepared(t, shardIds));
+      return Future.succeededFuture(new Prepared(t, shardIds, s.dependsOn()));
     });
   }
 
@@ -130,7 +151,9 @@ public final class TaskSubmitter {
     for (TaskStore.Inserted ins : inserted) {
       TaskRecord r = ins.task();
       long trigger = r.triggerTime().toInstant().toEpochMilli();
-      if (!ins.duplicate() && trigger <= horizon) {
+      // CREATED waits for its parents (their trigger lets it go and announces it); SKIPPED never runs.
+      boolean dueAble = r.status() == TaskStatus.DELAYED || r.status() == TaskStatus.READY;
+      if (!ins.duplicate() && dueAble && trigger <= horizon) {
         due.add(new ScheduledTask(r.taskId(), trigger, r.priority()));
         for (long shard : ins.shardIds()) {
           due.add(new ScheduledTask(shard, trigger, r.priority()));
@@ -160,7 +183,12 @@ public final class TaskSubmitter {
     return StoreErrors.isRefusedValue(e);
   }
 
-  private static <T> Future<T> asInvariantViolation(Throwable e) {
+  /** A parent that is not the caller's task, or a value the table refuses: the request is invalid (400). */
+  private static <T> Future<T> asRefusal(Throwable e) {
+    if (e instanceof TaskStore.UnknownParents u) {
+      return Future.failedFuture(InvalidRequest.field("depends_on", "no task " + u.missing().get(0)
+          + (u.missing().size() > 1 ? " (and " + (u.missing().size() - 1) + " more)" : "")));
+    }
     return Future.failedFuture(isInvariantViolation(e) ? InvalidRequest.field("body",
         "refused by the task store: " + StoreErrors.message(e)) : e);
   }

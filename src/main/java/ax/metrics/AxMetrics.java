@@ -32,6 +32,8 @@ public final class AxMetrics {
   private final Counter requeuedOverdue;
   private final Counter occurrencesCreated;
   private final Counter occurrencesMisfired;
+  private final Counter dependencySkips;
+  private final Counter released;
 
   public AxMetrics(MeterRegistry registry) {
     this.registry = registry;
@@ -59,6 +61,19 @@ public final class AxMetrics {
         .description("occurrences of recurring schedules created (each an ordinary task)").register(registry);
     this.occurrencesMisfired = Counter.builder("ax_schedule_misfired_total")
         .description("due times of recurring schedules recorded as misfired instead of fired").register(registry);
+    this.dependencySkips = Counter.builder("ax_dependency_skipped_total")
+        .description("tasks SKIPPED because a dependency did not succeed (each has an alert event)").register(registry);
+    this.released = Counter.builder("ax_released_total")
+        .description("held tasks let go (dependencies met, overlap ended) announced to the leader's wheel")
+        .register(registry);
+  }
+
+  public void recordDependencySkips(long n) {
+    dependencySkips.increment(n);
+  }
+
+  public void recordReleased(int n) {
+    released.increment(n);
   }
 
   public void gaugeWheelDepth(LongSupplier depth) {

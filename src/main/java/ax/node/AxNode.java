@@ -37,6 +37,7 @@ import ax.store.DbTimeStore;
 import ax.store.ExecutionStore;
 import ax.store.LeaseStore;
 import ax.store.NodeSlotStore;
+import ax.store.ReadyListener;
 import ax.store.RecurringScheduleStore;
 import ax.store.ScheduleStore;
 import ax.store.TaskStore;
@@ -48,6 +49,7 @@ import ax.verticles.DispatchVerticle;
 import ax.verticles.ExecutorVerticle;
 import ax.verticles.LeaderVerticle;
 import ax.verticles.OccurrenceVerticle;
+import ax.verticles.ReleasedTasksVerticle;
 import ax.verticles.RecoveryScanVerticle;
 import ax.verticles.WheelVerticle;
 import io.micrometer.prometheusmetrics.PrometheusConfig;
@@ -221,6 +223,7 @@ public final class AxNode {
         },
             metrics, new OccurrenceVerticle.Settings(tuning.loadIntervalMs(), tuning.loadWindowMs(), 500,
                 config.schedules()))))
+        .compose(id -> vertx.deployVerticle(new ReleasedTasksVerticle(new ReadyListener.Connector(Database.connectOptions(config.pgUrl())), clock, metrics, tuning.loadWindowMs())))
         .compose(id -> vertx.deployVerticle(new ExecutorVerticle(new ExecutionStore(pool, config.nodeId()), clock,
             metrics, DispatchSettings.of(config.executors().heartbeatMs(), tuning.ackTimeoutMs(),
                 config.executors().readyQueueCap()), outcomes, routing::selectorFor)))

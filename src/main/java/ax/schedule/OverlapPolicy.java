@@ -2,14 +2,16 @@ package ax.schedule;
 
 /**
  * What an occurrence does when it comes due while the schedule's previous occurrence is not terminal
- * yet (API.md {@code overlap}).
+ * yet (API.md {@code overlap}). The decision is made in PostgreSQL, where both sides of the race are
+ * seen under one lock: an occurrence is created held (CREATED) while an earlier one has not ended, and
+ * the end of the last one under way lets it go or skips it (V10, {@code ax_schedule_after_occurrence}).
  */
 public enum OverlapPolicy {
   /** Runs anyway: occurrences may overlap (default). */
   ALLOW,
-  /** Is not run: created SKIPPED, with the running occurrence named in its error. */
+  /** Is not run when its due time passes while the previous one runs: SKIPPED (counted in {@code skipped}). */
   SKIP,
-  /** Waits until the previous one is terminal, then runs; at most one waits — a further one is SKIPPED. */
+  /** Waits until the previous one is terminal, then runs at once; at most one waits — a further one due is SKIPPED. */
   BUFFER_ONE;
 
   public String wire() {
@@ -25,18 +27,4 @@ public enum OverlapPolicy {
     }
     throw new IllegalArgumentException("overlap: must be one of allow, skip, buffer_one");
   }
-
-  /** What to do with an occurrence that comes due now. */
-  public Decision decide(boolean previousRunning, boolean oneAlreadyWaiting) {
-    if (!previousRunning || this == ALLOW) {
-      return Decision.RUN;
-    }
-    if (this == BUFFER_ONE && !oneAlreadyWaiting) {
-      return Decision.WAIT;
-    }
-    return Decision.SKIP;
-  }
-
-  /** RUN: an ordinary task; WAIT: held until the previous occurrence is terminal; SKIP: created SKIPPED. */
-  public enum Decision { RUN, WAIT, SKIP }
 }

@@ -69,29 +69,41 @@ public final class RecurringScheduleStore {
    * that exists already (same schedule and scheduled time) is skipped. A processor task starts DELAYED
    * even when due, like a submitted one (TaskSubmitter): the claim hands it to the executor dispatch.
    */
-  private static final Sql INSERT_OCCURRENCES = Sql.of(insertOccurrences("u.id", "u.trig", "u.sched") + """
-        FROM unnest(:ids::bigint[], :schedule_ids::bigint[], :triggers::timestamptz[], :scheduled::timestamptz[])
-             AS u(id, sid, trig, sched)
+  private static final Sql INSERT_OCCURRENCES = Sql.of(insertOccurrences("u.id", "u.trig", "u.sched", "u.nth > 1") + """
+        FROM (SELECT v.*, row_number() OVER (PARTITION BY v.sid ORDER BY v.sched) AS nth
+                FROM unnest(:ids::bigint[], :schedule_ids::bigint[], :triggers::timestamptz[],
+                            :scheduled::timestamptz[]) AS v(id, sid, trig, sched)) u
         JOIN schedules s ON s.schedule_id = u.sid
       ON CONFLICT (schedule_id, scheduled_time) WHERE schedule_id IS NOT NULL DO NOTHING
-      RETURNING task_id, schedule_id, scheduled_time, next_trigger_time, priority""");
+      RETURNING task_id, schedule_id, scheduled_time, next_trigger_time, priority, status""");
 
   /**
    * {@code INSERT INTO tasks … SELECT} of occurrences: every column from the schedule row {@code s}'s
    * template, and the id, trigger time and scheduled time from the given expressions; the caller adds
    * the {@code FROM}. One place says how a template becomes a task.
+   *
+   * <p>Overlap: under {@code skip} or {@code buffer_one} an occurrence is created CREATED ("held") when
+   * an earlier one of its schedule has not ended — one stored already ({@code tasks_schedule_pending}),
+   * or an earlier one of the same insert ({@code earlierInThisInsert}). Whether it runs is decided when
+   * the last one under way ends (V10's {@code ax_schedule_after_occurrence}); the schedule row is locked
+   * by every caller, so that decision cannot miss an occurrence being held here.
    */
-  private static String insertOccurrences(String id, String trigger, String scheduled) {
+  private static String insertOccurrences(String id, String trigger, String scheduled, String earlierInThisInsert) {
     return """
         INSERT INTO tasks (task_id, tenant_id, api_key, task_type, trigger_time, next_trigger_time, status, priority,
                            max_retry, timeout_ms, callback_url, processor, payload, shard_total, schedule_id,
                            scheduled_time)
         SELECT %1$s, s.tenant_id, s.api_key, s.template->>'task_type', %2$s, %2$s,
-               CASE WHEN s.template->>'processor' IS NOT NULL OR %2$s > now() THEN 'DELAYED' ELSE 'READY' END,
+               CASE WHEN s.overlap <> 'allow'
+                         AND (%4$s OR EXISTS (SELECT 1 FROM tasks p
+                                               WHERE p.schedule_id = s.schedule_id
+                                                 AND p.status IN ('CREATED','DELAYED','READY','DISPATCHING','RUNNING')))
+                    THEN 'CREATED'
+                    WHEN s.template->>'processor' IS NOT NULL OR %2$s > now() THEN 'DELAYED' ELSE 'READY' END,
                (s.template->>'priority')::smallint, (s.template->>'max_retry')::smallint,
                (s.template->>'timeout_ms')::int, s.template->>'callback_url', s.template->>'processor',
                s.template->'payload', 1, s.schedule_id, %3$s
-        """.formatted(id, trigger, scheduled);
+        """.formatted(id, trigger, scheduled, earlierInThisInsert);
   }
 
   private static final Sql INSERT_MISFIRES = Sql.of("""
@@ -120,7 +132,7 @@ public final class RecurringScheduleStore {
    */
   private static final Sql CANCEL_PENDING = Sql.of("""
       UPDATE tasks SET status = 'CANCELLED', error = :why, updated_at = now()
-       WHERE schedule_id = :id AND status IN ('DELAYED','READY')""");
+       WHERE schedule_id = :id AND status IN ('CREATED','DELAYED','READY')""");
 
   private static final Sql PAUSE = Sql.of("""
       UPDATE schedules SET status = 'PAUSED', updated_at = now()
@@ -137,7 +149,8 @@ public final class RecurringScheduleStore {
    */
   private static final Sql TAKE_BACK = Sql.of("""
       WITH gone AS (
-        DELETE FROM tasks WHERE schedule_id = :id AND status IN ('DELAYED','READY') AND attempt = 0
+        DELETE FROM tasks WHERE schedule_id = :id AND status IN ('CREATED','DELAYED','READY') AND attempt = 0
+                            AND NOT has_dependants
         RETURNING scheduled_time
       ), counted AS (
         SELECT count(*) AS n, min(scheduled_time) AS first FROM gone
@@ -180,9 +193,9 @@ public final class RecurringScheduleStore {
       ), t AS (
         SELECT date_trunc('milliseconds', now()) AS at
       )
-      """ + insertOccurrences(":task_id", "t.at", "t.at") + """
+      """ + insertOccurrences(":task_id", "t.at", "t.at", "false") + """
         FROM s, t
-      RETURNING task_id, next_trigger_time, priority""");
+      RETURNING task_id, next_trigger_time, priority, status""");
 
   private static final Sql LIST = Sql.of("""
       SELECT\s""" + COLUMNS + """
@@ -191,6 +204,9 @@ public final class RecurringScheduleStore {
          AND (:after_created::timestamptz IS NULL OR (created_at, schedule_id) < (:after_created, :after_id))
        ORDER BY created_at DESC, schedule_id DESC
        LIMIT :limit""");
+
+  /** The status of an occurrence held back by the overlap policy. */
+  private static final String HELD = "CREATED";
 
   private final Pool pool;
 
@@ -280,16 +296,24 @@ public final class RecurringScheduleStore {
         .execute(CANCEL_PENDING.params().set("id", scheduleId).set("why", why).tuple()).map(rows -> rows.rowCount());
   }
 
+  /**
+   * An occurrence created on demand. {@code held}: it waits in CREATED for the one under way (overlap
+   * skip or buffer_one) and must not go to the wheel yet.
+   */
+  public record Triggered(ScheduledTask task, boolean held) {
+  }
+
   /** One occurrence now; empty when the schedule has ended (or is not theirs). */
-  public Future<Optional<ScheduledTask>> trigger(String tenantId, long scheduleId, long taskId) {
+  public Future<Optional<Triggered>> trigger(String tenantId, long scheduleId, long taskId) {
     return pool.preparedQuery(TRIGGER.text()).execute(TRIGGER.params().set("id", scheduleId).set("tenant", tenantId)
         .set("task_id", taskId).tuple()).map(rows -> {
           if (rows.size() == 0) {
             return Optional.empty();
           }
           Row r = rows.iterator().next();
-          return Optional.of(new ScheduledTask(r.getLong("task_id"),
-              r.getOffsetDateTime("next_trigger_time").toInstant().toEpochMilli(), r.getShort("priority")));
+          return Optional.of(new Triggered(new ScheduledTask(r.getLong("task_id"),
+              r.getOffsetDateTime("next_trigger_time").toInstant().toEpochMilli(), r.getShort("priority")),
+              HELD.equals(r.getString("status"))));
         });
   }
 
@@ -349,11 +373,11 @@ public final class RecurringScheduleStore {
           List<CreatedOccurrence> created = new ArrayList<>(rows.rowCount());
           rows.forEach(r -> created.add(new CreatedOccurrence(r.getLong("task_id"), r.getLong("schedule_id"),
               r.getOffsetDateTime("scheduled_time").toInstant(), r.getOffsetDateTime("next_trigger_time").toInstant(),
-              r.getShort("priority"))));
+              r.getShort("priority"), HELD.equals(r.getString("status")))));
           return conn.preparedQuery(INSERT_MISFIRES.text()).execute(writes.misfires(INSERT_MISFIRES.params()))
               .compose(v -> conn.preparedQuery(ADVANCE.text()).execute(writes.advance(ADVANCE.params(), created)))
               .map(v -> new Materialised(due.size(), created.size(), misfiredTotal,
-                  created.stream().map(CreatedOccurrence::forWheel).toList()));
+                  created.stream().filter(c -> !c.held()).map(CreatedOccurrence::forWheel).toList()));
         });
   }
 
@@ -383,9 +407,9 @@ public final class RecurringScheduleStore {
     return s.maxRuns() != null && s.runs() >= s.maxRuns() || s.endAt() != null && s.nextDue().isAfter(s.endAt());
   }
 
-  /** An occurrence the insert really created. */
+  /** An occurrence the insert really created; {@code held} ones wait for the one under way (overlap). */
   record CreatedOccurrence(long taskId, long scheduleId, Instant scheduledTime, Instant nextTriggerTime,
-                           int priority) {
+                           int priority, boolean held) {
     ScheduledTask forWheel() {
       return new ScheduledTask(taskId, nextTriggerTime.toEpochMilli(), priority);
     }

@@ -1,5 +1,6 @@
 package ax.store;
 
+import ax.task.DependencyGate;
 import ax.task.NewTask;
 import ax.task.TaskRecord;
 import ax.task.TaskStateMachine;
@@ -8,11 +9,15 @@ import io.vertx.core.Future;
 import io.vertx.sqlclient.Pool;
 import io.vertx.sqlclient.Row;
 import io.vertx.sqlclient.RowSet;
+import io.vertx.sqlclient.SqlClient;
+import io.vertx.sqlclient.SqlConnection;
 import io.vertx.sqlclient.Tuple;
 
 import java.time.OffsetDateTime;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 
 /**
@@ -27,14 +32,57 @@ public final class TaskStore {
       timeout_ms, callback_url, processor, payload::text AS payload, biz_key, shard_total, last_run_node,
       result::text AS result, error, created_at, updated_at, started_at, finished_at, schedule_id, scheduled_time""";
 
-  /** A new task is due at its trigger time: next_trigger_time starts equal to it. */
+  /**
+   * What reads answer: the stored columns and the task's parents (one probe of task_dependencies_child
+   * per row; inserts return {@link #COLUMNS}, their parents are known to the caller).
+   */
+  private static final String READ_COLUMNS = COLUMNS + """
+      , (SELECT array_agg(d.parent_id ORDER BY d.parent_id) FROM task_dependencies d
+          WHERE d.child_id = tasks.task_id) AS depends_on""";
+
+  /**
+   * A new task is due at its trigger time: next_trigger_time starts equal to it. {@code waiting_on} and
+   * {@code error} are set for a task with dependencies only (held CREATED, or SKIPPED at once).
+   */
   private static final Sql INSERT = Sql.of("""
       INSERT INTO tasks (task_id, tenant_id, api_key, task_type, trigger_time, next_trigger_time, status, priority,
-                         max_retry, timeout_ms, callback_url, processor, payload, biz_key, shard_total)
+                         max_retry, timeout_ms, callback_url, processor, payload, biz_key, shard_total, waiting_on,
+                         error, finished_at)
       VALUES (:id, :tenant, :api_key, :task_type, :trigger, :trigger, :status, :priority, :max_retry, :timeout_ms,
-              :callback_url, :processor, :payload::text::jsonb, :biz_key, :shard_total)
+              :callback_url, :processor, :payload::text::jsonb, :biz_key, :shard_total, :waiting_on, :error,
+              CASE WHEN :status = 'SKIPPED' THEN now() END)
       ON CONFLICT (tenant_id, task_type, biz_key) WHERE biz_key IS NOT NULL DO NOTHING
       RETURNING\s""" + COLUMNS);
+
+  /**
+   * The parents a new task names: locked in id order (two children of the same parents cannot deadlock)
+   * so none settles until this transaction commits — its settling trigger then finds the child — and
+   * flagged {@code has_dependants} when they have not ended, which is what makes that trigger run.
+   */
+  private static final Sql LOCK_PARENTS = Sql.of("""
+      WITH locked AS (
+        SELECT task_id, status, has_dependants FROM tasks
+         WHERE task_id = ANY(:parents) AND tenant_id = :tenant
+         ORDER BY task_id
+           FOR UPDATE
+      ), flagged AS (
+        UPDATE tasks p SET has_dependants = true
+          FROM locked l
+         WHERE p.task_id = l.task_id AND NOT l.has_dependants AND l.status IN %s
+      )
+      SELECT task_id, status FROM locked""".formatted(Sql.in(TaskStatus.CREATED, TaskStatus.DELAYED, TaskStatus.READY,
+      TaskStatus.DISPATCHING, TaskStatus.RUNNING)));
+
+  private static final Sql INSERT_DEPENDENCIES = Sql.of("""
+      INSERT INTO task_dependencies (parent_id, child_id) SELECT unnest(:parents::bigint[]), :child""");
+
+  /** A task stored SKIPPED because a parent had already failed: its alert event, announced for the metric. */
+  private static final Sql ALERT_SKIPPED = Sql.of("""
+      WITH a AS (
+        INSERT INTO alert_events (kind, tenant_id, task_id, detail) VALUES ('task_skipped', :tenant, :id, :detail)
+        RETURNING 1
+      )
+      SELECT pg_notify('%s', count(*)::text) FROM a""".formatted(ReadyAnnouncements.SKIPPED_CHANNEL));
 
   /**
    * Many unsharded tasks in one statement (the batch endpoint): one round trip instead of one per
@@ -62,9 +110,9 @@ public final class TaskStore {
        WHERE p.task_id = :parent""");
 
   private static final Sql FIND_BY_BIZ_KEY = Sql.of(
-      "SELECT " + COLUMNS + " FROM tasks WHERE tenant_id = :tenant AND task_type = :task_type AND biz_key = :biz_key");
+      "SELECT " + READ_COLUMNS + " FROM tasks WHERE tenant_id = :tenant AND task_type = :task_type AND biz_key = :biz_key");
 
-  private static final Sql FIND = Sql.of("SELECT " + COLUMNS + " FROM tasks WHERE task_id = :id AND tenant_id = :tenant");
+  private static final Sql FIND = Sql.of("SELECT " + READ_COLUMNS + " FROM tasks WHERE task_id = :id AND tenant_id = :tenant");
 
   /**
    * The sync endpoint's deadline: whatever has not finished is FAILED now. An executor still running
@@ -101,7 +149,7 @@ public final class TaskStore {
    * index condition, so a deep page costs what the first one does, and the filters are checked on the
    * rows it walks. The COALESCEs keep the first page (no position) the same statement with the same plan.
    */
-  private static final Sql LIST = Sql.of("SELECT " + COLUMNS + """
+  private static final Sql LIST = Sql.of("SELECT " + READ_COLUMNS + """
        FROM tasks
       WHERE tenant_id = :tenant AND parent_id IS NULL
         AND (:status::text IS NULL OR status = :status)
@@ -135,28 +183,121 @@ public final class TaskStore {
    * same transaction. A biz_key repeat inserts nothing and answers the existing task.
    */
   public Future<Inserted> insert(NewTask t, long[] childIds) {
+    if (childIds.length > 0) {
+      // The parent and its shards commit together: a parent without all its shards would never finish.
+      return pool.withTransaction(conn -> insertOn(conn, t, childIds, null, null));
+    }
+    return insertOn(pool, t, childIds, null, null);
+  }
+
+  /**
+   * Inserts made in one transaction, one after another: a batch whose items name each other as parents
+   * ({@code "#<index>"}) must see its earlier items when it stores a later one.
+   */
+  public final class Writes {
+    private final SqlConnection conn;
+
+    private Writes(SqlConnection conn) {
+      this.conn = conn;
+    }
+
+    /** As {@link TaskStore#insert(NewTask, long[])} or, with parents, {@link TaskStore#insertWithParents}. */
+    public Future<Inserted> insert(NewTask t, long[] childIds, long[] parents) {
+      return parents.length == 0 ? insertOn(conn, t, childIds, null, null)
+          : insertWithParents(conn, t, childIds, parents);
+    }
+  }
+
+  /** Runs {@code work} in one transaction, committed when its future succeeds. */
+  public <T> Future<T> inTransaction(java.util.function.Function<Writes, Future<T>> work) {
+    return pool.withTransaction(conn -> work.apply(new Writes(conn)));
+  }
+
+  /**
+   * A task's parents do not all exist among the tenant's tasks: nothing was stored (API: 400 naming
+   * {@code depends_on}).
+   */
+  public static final class UnknownParents extends RuntimeException {
+    private final List<Long> missing;
+
+    UnknownParents(List<Long> missing) {
+      super("no such task: " + missing);
+      this.missing = List.copyOf(missing);
+    }
+
+    public List<Long> missing() {
+      return missing;
+    }
+  }
+
+  /**
+   * Inserts a task that runs after {@code parents} (1–50 distinct ids of the same tenant). With the parents locked, {@link DependencyGate} decides: it waits in CREATED
+   * for the parents that have not ended (their SUCCESS counts it down, V10), or it is SKIPPED at once
+   * when one has already failed (with an alert event), or it is admitted as {@code t.status()} when all
+   * succeeded. A biz_key repeat stores no dependencies and answers the existing task.
+   *
+   * @return fails with {@link UnknownParents} when a parent is not one of the tenant's tasks
+   */
+  public Future<Inserted> insertWithParents(NewTask t, long[] childIds, long[] parents) {
+    return pool.withTransaction(conn -> insertWithParents(conn, t, childIds, parents));
+  }
+
+  private Future<Inserted> insertWithParents(SqlConnection conn, NewTask t, long[] childIds, long[] parents) {
+    Long[] boxed = new Long[parents.length];
+    for (int i = 0; i < parents.length; i++) {
+      boxed[i] = parents[i];
+    }
+    return conn.preparedQuery(LOCK_PARENTS.text())
+        .execute(LOCK_PARENTS.params().set("parents", boxed).set("tenant", t.tenantId()).tuple())
+        .compose(rows -> {
+          Map<Long, TaskStatus> found = new HashMap<>();
+          rows.forEach(r -> found.put(r.getLong("task_id"), TaskStatus.valueOf(r.getString("status"))));
+          List<Long> missing = new ArrayList<>();
+          for (long p : parents) {
+            if (!found.containsKey(p)) {
+              missing.add(p);
+            }
+          }
+          if (!missing.isEmpty()) {
+            return Future.failedFuture(new UnknownParents(missing));
+          }
+          DependencyGate.Verdict v = DependencyGate.decide(t.status(), found);
+          return insertOn(conn, t.withIdAndStatus(t.taskId(), v.status()), childIds, v.waitingOn(), v.error())
+              .compose(ins -> ins.duplicate() ? Future.succeededFuture(ins)
+                  : conn.preparedQuery(INSERT_DEPENDENCIES.text())
+                      .execute(INSERT_DEPENDENCIES.params().set("parents", boxed).set("child", t.taskId()).tuple())
+                      .compose(d -> v.status() != TaskStatus.SKIPPED ? Future.succeededFuture()
+                          : conn.preparedQuery(ALERT_SKIPPED.text()).execute(ALERT_SKIPPED.params()
+                              .set("tenant", t.tenantId()).set("id", t.taskId()).set("detail", v.error()).tuple()))
+                      .map(d -> new Inserted(ins.task().withDependsOn(sorted(parents)), false, ins.shardIds())));
+        });
+  }
+
+  private static List<Long> sorted(long[] ids) {
+    return java.util.Arrays.stream(ids).sorted().boxed().toList();
+  }
+
+  /** The task row and, when sharded, its shards (the caller provides the transaction for those). */
+  private Future<Inserted> insertOn(SqlClient client, NewTask t, long[] childIds, Integer waitingOn, String error) {
     Tuple params = INSERT.params()
         .set("id", t.taskId()).set("tenant", t.tenantId()).set("api_key", t.apiKey()).set("task_type", t.taskType())
         .set("trigger", Times.toTimestamp(t.triggerTimeMs())).set("status", t.status().name())
         .set("priority", (short) t.priority()).set("max_retry", (short) t.maxRetry()).set("timeout_ms", t.timeoutMs())
         .set("callback_url", t.callbackUrl()).set("processor", t.processor()).set("payload", t.payloadJson())
-        .set("biz_key", t.bizKey()).set("shard_total", t.shardTotal()).tuple();
-    if (childIds.length > 0) {
-      // The parent and its shards commit together: a parent without all its shards would never finish.
-      return pool.withTransaction(conn -> conn.preparedQuery(INSERT.text()).execute(params).compose(rows -> {
-        if (rows.rowCount() != 1) {
-          return Future.succeededFuture(rows);
-        }
-        Long[] ids = new Long[childIds.length];
-        for (int i = 0; i < ids.length; i++) {
-          ids[i] = childIds[i];
-        }
-        return conn.preparedQuery(INSERT_SHARDS.text()).execute(INSERT_SHARDS.params().set("parent", t.taskId())
-            .set("shard_ids", ids).tuple()).map(rows);
-      })).compose(rows -> inserted(t, rows))
-          .map(ins -> ins.duplicate() ? ins : new Inserted(ins.task(), false, childIds));
-    }
-    return pool.preparedQuery(INSERT.text()).execute(params).compose(rows -> inserted(t, rows));
+        .set("biz_key", t.bizKey()).set("shard_total", t.shardTotal())
+        .set("waiting_on", waitingOn == null ? null : waitingOn.shortValue()).set("error", error).tuple();
+    return client.preparedQuery(INSERT.text()).execute(params).compose(rows -> {
+      if (rows.rowCount() != 1 || childIds.length == 0) {
+        return Future.succeededFuture(rows);
+      }
+      Long[] ids = new Long[childIds.length];
+      for (int i = 0; i < ids.length; i++) {
+        ids[i] = childIds[i];
+      }
+      return client.preparedQuery(INSERT_SHARDS.text()).execute(INSERT_SHARDS.params().set("parent", t.taskId())
+          .set("shard_ids", ids).tuple()).map(rows);
+    }).compose(rows -> inserted(t, rows))
+        .map(ins -> ins.duplicate() ? ins : new Inserted(ins.task(), false, childIds));
   }
 
   private Future<Inserted> inserted(NewTask t, RowSet<Row> rows) {
@@ -316,6 +457,14 @@ public final class TaskStore {
         r.getString("last_run_node"), r.getString("result"), r.getString("error"),
         r.getOffsetDateTime("created_at"), r.getOffsetDateTime("updated_at"),
         r.getOffsetDateTime("started_at"), r.getOffsetDateTime("finished_at"), r.getLong("schedule_id"),
-        r.getOffsetDateTime("scheduled_time"));
+        r.getOffsetDateTime("scheduled_time"), dependsOn(r));
+  }
+
+  /** The parents, where the statement read them ({@link #READ_COLUMNS}); none otherwise. */
+  private static List<Long> dependsOn(Row r) {
+    if (r.getColumnIndex("depends_on") < 0 || r.getValue("depends_on") == null) {
+      return List.of();
+    }
+    return List.of(r.getArrayOfLongs("depends_on"));
   }
 }

@@ -1,10 +1,12 @@
 package ax.task;
 
 import java.time.OffsetDateTime;
+import java.util.List;
 
 /**
  * A task as stored, for reads through the API. {@code payload} and {@code result} are JSON text or null;
- * {@code scheduleId} and {@code scheduledTime} are set on the occurrences of a recurring schedule.
+ * {@code scheduleId} and {@code scheduledTime} are set on the occurrences of a recurring schedule;
+ * {@code dependsOn} lists the parents (ascending), empty for a task without dependencies.
  */
 public record TaskRecord(
     long taskId,
@@ -30,5 +32,13 @@ public record TaskRecord(
     OffsetDateTime startedAt,
     OffsetDateTime finishedAt,
     Long scheduleId,
-    OffsetDateTime scheduledTime) {
+    OffsetDateTime scheduledTime,
+    List<Long> dependsOn) {
+
+  /** The same task with its parents known. */
+  public TaskRecord withDependsOn(List<Long> parents) {
+    return new TaskRecord(taskId, tenantId, taskType, triggerTime, status, priority, maxRetry, retryCount, attempt,
+        timeoutMs, callbackUrl, processor, payload, bizKey, shardTotal, lastRunNode, result, error, createdAt,
+        updatedAt, startedAt, finishedAt, scheduleId, scheduledTime, parents);
+  }
 }

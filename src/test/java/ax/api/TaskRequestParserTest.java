@@ -9,6 +9,7 @@ import org.junit.jupiter.params.provider.ValueSource;
 import java.time.Instant;
 import java.util.List;
 
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -97,10 +98,36 @@ class TaskRequestParserTest {
 
   /** Generated models that hold no list send depends_on: null (openapi.yaml declares it nullable for that). */
   @Test
-  void aNullDependsOnIsNoDependenciesAndAListIsRefusedAsNotSupported() throws Exception {
+  void aNullDependsOnIsNoDependencies() throws Exception {
     assertEquals(parse("{" + TARGET + "}"), parse("{" + TARGET + ",\"depends_on\":null}"));
-    assertTrue(refusal("{" + TARGET + ",\"depends_on\":[\"1\"]}").startsWith("depends_on: dependencies are not"));
-    assertTrue(refusal("{" + TARGET + ",\"depends_on\":[]}").startsWith("depends_on: dependencies are not"));
+    assertTrue(parse("{" + TARGET + ",\"depends_on\":null}").dependsOn().isEmpty());
+  }
+
+  @Test
+  void dependsOnTakesTaskIdsAndBatchReferencesInTheOrderGiven() throws Exception {
+    TaskRequestParser.DependsOn d = parse("{" + TARGET + ",\"depends_on\":[\"42\",\"#0\",\"7\",\"#12\"]}").dependsOn();
+    assertArrayEquals(new long[] {42, 7}, d.taskIds());
+    assertArrayEquals(new int[] {0, 12}, d.batchItems());
+  }
+
+  @Test
+  void dependsOnRefusesAnEmptyListMoreThanFiftyRepeatsAndAnythingButIdsAndReferences() throws Exception {
+    assertTrue(refusal("{" + TARGET + ",\"depends_on\":[]}").startsWith("depends_on: must be an array of 1..50"));
+    StringBuilder fiftyOne = new StringBuilder();
+    for (int i = 1; i <= 51; i++) {
+      fiftyOne.append(i > 1 ? "," : "").append('"').append(i).append('"');
+    }
+    assertTrue(refusal("{" + TARGET + ",\"depends_on\":[" + fiftyOne + "]}").startsWith("depends_on: must be an array"));
+    assertTrue(parse("{" + TARGET + ",\"depends_on\":[" + fiftyOne.substring(0, fiftyOne.lastIndexOf(",")) + "]}")
+        .dependsOn().taskIds().length == 50);
+    assertEquals("depends_on: \"7\" is listed twice", refusal("{" + TARGET + ",\"depends_on\":[\"7\",\"7\"]}"));
+    assertEquals("depends_on: \"#1\" is listed twice", refusal("{" + TARGET + ",\"depends_on\":[\"#1\",\"#1\"]}"));
+    for (String bad : new String[] {"[7]", "[\"-7\"]", "[\"x\"]", "[\"#\"]", "[\"#01\"]", "[\"#1000\"]",
+        "[\"12345678901234567890\"]", "[null]", "{}", "\"7\""}) {
+      assertTrue(refusal("{" + TARGET + ",\"depends_on\":" + bad + "}").startsWith("depends_on: "), bad);
+    }
+    assertEquals("depends_on: no task 9223372036854775808",
+        refusal("{" + TARGET + ",\"depends_on\":[\"9223372036854775808\"]}"));
   }
 
   @Test

@@ -388,11 +388,17 @@ class ContractResponsesIT {
   }
 
   @Test
-  void aNullDependsOnIsNoDependenciesAndAListIsRefused() throws Exception {
+  void aNullDependsOnIsNoDependenciesAListWaitsForItsParentsAndAnUnknownParentIsRefused() throws Exception {
     String id = created(api.submit(httpTask("contract.deps", 600_000).putNull("depends_on")));
     assertEquals(new JsonArray(), api.get(TASKS + "/" + id).body().getJsonArray("depends_on"));
+    ApiClient.Reply child = judged("createTask",
+        api.submit(httpTask("contract.deps.child", 0).put("depends_on", new JsonArray().add(id))));
+    assertEquals(201, child.status(), child.raw().body());
+    assertEquals("CREATED", child.body().getString("status"), "waits for its parent");
+    JsonObject stored = judged("getTask", api.get(TASKS + "/" + child.body().getString("task_id"))).body();
+    assertEquals(new JsonArray().add(id), stored.getJsonArray("depends_on"));
     assertProblem(400, "validation_failed", judged("createTask",
-        api.submit(httpTask("contract.deps", 600_000).put("depends_on", new JsonArray().add(id)))));
+        api.submit(httpTask("contract.deps", 600_000).put("depends_on", new JsonArray().add("1")))));
   }
 
   // ---- runTaskSync

@@ -273,8 +273,11 @@ final class FuzzRequests {
     if (field.equals("payload")) {
       return Expect.ok();
     }
-    if (field.equals("notify_url") || field.equals("depends_on")) {
+    if (field.equals("notify_url")) {
       return Expect.refused(400, "validation_failed", why + " (not supported)");
+    }
+    if (field.equals("depends_on")) {
+      return Expect.refused(400, "validation_failed", why + " (not a list of parents)");
     }
     if (v.equals("null")) {
       boolean target = k == Kind.HTTP ? field.equals("callback_url") : field.equals("processor");
@@ -612,7 +615,11 @@ final class FuzzRequests {
               case "notify_url" -> o -> o.put("notify_url", str(receiverUrl));
               case "depends_on" -> o -> o.put("depends_on", new Arr(List.of(str("1"))));
               default -> o -> o.put("depends_on", new Arr(List.of()));
-            }, Expect.refused(400, "validation_failed", f + " is not supported")));
+            }, Expect.refused(400, "validation_failed", switch (f) {
+              case "notify_url" -> "notify_url is not supported";
+              case "depends_on" -> "depends_on names no task of the caller's";
+              default -> "depends_on is empty";
+            })));
   }
 
   Arbitrary<Mut> bizKeyLengths() {

@@ -1,35 +1,11 @@
 package ax.schedule;
 
-import ax.schedule.OverlapPolicy.Decision;
 import org.junit.jupiter.api.Test;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 
 class PoliciesTest {
-
-  @Test
-  void withNothingRunningEveryOverlapPolicyRuns() {
-    for (OverlapPolicy p : OverlapPolicy.values()) {
-      assertEquals(Decision.RUN, p.decide(false, false), p.name());
-    }
-  }
-
-  @Test
-  void allowRunsOverlappingOccurrences() {
-    assertEquals(Decision.RUN, OverlapPolicy.ALLOW.decide(true, true));
-  }
-
-  @Test
-  void skipCreatesTheOverlappingOccurrenceSkipped() {
-    assertEquals(Decision.SKIP, OverlapPolicy.SKIP.decide(true, false));
-  }
-
-  @Test
-  void bufferOneHoldsOneAndSkipsTheNext() {
-    assertEquals(Decision.WAIT, OverlapPolicy.BUFFER_ONE.decide(true, false));
-    assertEquals(Decision.SKIP, OverlapPolicy.BUFFER_ONE.decide(true, true));
-  }
 
   @Test
   void wireNamesRoundTripAndAnythingElseIsRefusedNamingTheField() {

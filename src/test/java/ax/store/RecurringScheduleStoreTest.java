@@ -16,6 +16,7 @@ import java.util.List;
 import java.util.concurrent.atomic.AtomicLong;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -55,8 +56,22 @@ class RecurringScheduleStoreTest {
   }
 
   private ScheduleRow everySecond(Instant start, String misfire, Long maxRuns) {
+    return everySecond(start, misfire, maxRuns, "allow");
+  }
+
+  private ScheduleRow everySecond(Instant start, String misfire, Long maxRuns, String overlap) {
     return store.create(new ScheduleRow(IDS.incrementAndGet(), "tenant-a", "key-a", null, null, 1_000L, null,
-        "UTC", start, null, maxRuns, misfire, "allow", TEMPLATE, "ACTIVE", start, 0, 0, 0, null, null, null)).await();
+        "UTC", start, null, maxRuns, misfire, overlap, TEMPLATE, "ACTIVE", start, 0, 0, 0, null, null, null)).await();
+  }
+
+  /** A terminal transition as any path writes it (the trigger of V10 runs in it). */
+  private static void settle(long taskId, String status) {
+    db.pool.preparedQuery("UPDATE tasks SET status = $2, finished_at = now() WHERE task_id = $1")
+        .execute(io.vertx.sqlclient.Tuple.of(taskId, status)).await();
+  }
+
+  private static List<String> statuses(List<Row> rows) {
+    return rows.stream().map(r -> r.getString("status")).toList();
   }
 
   private Materialised pass(long windowMs) {
@@ -189,7 +204,9 @@ class RecurringScheduleStoreTest {
     assertTrue(store.trigger("tenant-b", s.scheduleId(), IDS.incrementAndGet()).await().isEmpty(),
         "another tenant's schedule does not exist for them");
     long taskId = IDS.incrementAndGet();
-    assertEquals(taskId, store.trigger("tenant-a", s.scheduleId(), taskId).await().orElseThrow().taskId());
+    RecurringScheduleStore.Triggered triggered = store.trigger("tenant-a", s.scheduleId(), taskId).await().orElseThrow();
+    assertEquals(taskId, triggered.task().taskId());
+    assertFalse(triggered.held(), "overlap allow: nothing holds it");
     Row row = occurrences(s.scheduleId()).get(0);
     assertEquals("READY", row.getString("status"), "an HTTP occurrence due now");
     ScheduleRow after = store.find("tenant-a", s.scheduleId()).await().orElseThrow();
@@ -267,5 +284,73 @@ class RecurringScheduleStoreTest {
     assertTrue(store.replace(new ScheduleRow(s.scheduleId(), "tenant-b", "key-b", null, null, 60_000L, null, "UTC",
         later, null, null, "skip", "allow", TEMPLATE, "ACTIVE", later, 0, 0, 0, null, null, null)).await().isEmpty(),
         "not another tenant's");
+  }
+
+  @Test
+  void overlapSkipHoldsLaterOccurrencesAndTheEndOfTheRunningOneSkipsThoseThatCameDue() {
+    // fire_all over the last seconds: three due at once, the rest ahead — all in one pass.
+    Instant start = Instant.ofEpochMilli(db.dbNow() - 2_200);
+    ScheduleRow s = everySecond(start, "fire_all", null, "skip");
+    Materialised m = pass(3_000);
+    List<Row> rows = occurrences(s.scheduleId());
+    assertEquals("READY", rows.get(0).getString("status"), "the first runs");
+    assertTrue(rows.subList(1, rows.size()).stream().allMatch(r -> "CREATED".equals(r.getString("status"))),
+        "the rest are held while it has not ended: " + statuses(rows));
+    assertEquals(1, m.toWheel().size(), "held occurrences do not go to the wheel");
+
+    settle(rows.get(0).getLong("task_id"), "SUCCESS");
+    List<Row> after = occurrences(s.scheduleId());
+    long now = db.dbNow();
+    int skipped = 0;
+    int letGo = 0;
+    for (Row r : after.subList(1, after.size())) {
+      long due = r.getOffsetDateTime("scheduled_time").toInstant().toEpochMilli();
+      String status = r.getString("status");
+      if (due < now - 50) {
+        assertEquals("SKIPPED", status, "came due while the first ran");
+        assertTrue(r.getString("error").startsWith("overlap skip"));
+        skipped++;
+      } else if (status.equals("DELAYED")) {
+        letGo++;
+      }
+    }
+    assertTrue(skipped >= 2, statuses(after).toString());
+    assertEquals(1, letGo, "the next one not yet due is let go at its time: " + statuses(after));
+    assertEquals(skipped, store.find("tenant-a", s.scheduleId()).await().orElseThrow().skipped());
+  }
+
+  @Test
+  void overlapBufferOneLetsTheOldestWaitingOneRunAtOnceAndSkipsTheOthersThatCameDue() {
+    Instant start = Instant.ofEpochMilli(db.dbNow() - 2_200);
+    ScheduleRow s = everySecond(start, "fire_all", null, "buffer_one");
+    pass(3_000);
+    List<Row> rows = occurrences(s.scheduleId());
+    settle(rows.get(0).getLong("task_id"), "FAILED");
+    List<Row> after = occurrences(s.scheduleId());
+    assertEquals("READY", after.get(1).getString("status"), "the one that waited runs now: " + statuses(after));
+    long now = db.dbNow();
+    for (Row r : after.subList(2, after.size())) {
+      long due = r.getOffsetDateTime("scheduled_time").toInstant().toEpochMilli();
+      assertEquals(due < now - 50 ? "SKIPPED" : "CREATED", r.getString("status"), statuses(after).toString());
+    }
+
+    settle(after.get(1).getLong("task_id"), "SUCCESS");
+    List<Row> later = occurrences(s.scheduleId());
+    assertEquals(1, later.stream().filter(r -> List.of("READY", "DELAYED").contains(r.getString("status"))).count(),
+        "the next one is let go when the buffered one ends: " + statuses(later));
+  }
+
+  @Test
+  void triggerHoldsTheOccurrenceWhileAnotherRunsUnderOverlapSkip() {
+    ScheduleRow s = everySecond(Instant.ofEpochMilli(db.dbNow() + 60_000), "fire_once", null, "skip");
+    RecurringScheduleStore.Triggered first = store.trigger("tenant-a", s.scheduleId(), IDS.incrementAndGet()).await()
+        .orElseThrow();
+    assertFalse(first.held());
+    RecurringScheduleStore.Triggered second = store.trigger("tenant-a", s.scheduleId(), IDS.incrementAndGet()).await()
+        .orElseThrow();
+    assertTrue(second.held(), "the first has not ended");
+    assertTrue(store.pause("tenant-a", s.scheduleId()).await().isPresent());
+    assertEquals(List.of(), statuses(occurrences(s.scheduleId())),
+        "pausing takes back held occurrences like every other one that has not fired");
   }
 }
