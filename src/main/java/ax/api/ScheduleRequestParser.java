@@ -82,9 +82,6 @@ public final class ScheduleRequestParser {
         : MisfirePolicy.FIRE_ONCE;
     OverlapPolicy overlap = body.containsKey("overlap") ? enumValue(body, "overlap", OverlapPolicy::fromWire)
         : OverlapPolicy.ALLOW;
-    if (overlap != OverlapPolicy.ALLOW) {
-      throw InvalidRequest.field("overlap", "only allow is supported by this server yet");
-    }
 
     String cron = optionalString(body, "cron");
     Long everyMs = body.containsKey("every_ms") ? whole(body, "every_ms", 1_000, MAX_PERIOD_MS) : null;

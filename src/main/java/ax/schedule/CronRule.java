@@ -11,6 +11,7 @@ import java.time.LocalDateTime;
 import java.time.ZoneId;
 import java.time.ZoneOffset;
 import java.time.ZonedDateTime;
+import java.time.temporal.ChronoUnit;
 import java.util.Optional;
 
 /**
@@ -115,9 +116,14 @@ public final class CronRule {
     return Optional.empty();
   }
 
-  /** The next wall-clock match after {@code local}: cron-utils over a zone without transitions. */
+  /**
+   * The next wall-clock match after {@code local}: cron-utils over a zone without transitions. Cron
+   * matches whole seconds, but cron-utils carries the fraction of its input into the answer when the
+   * seconds field is {@code *} (after 12.261 it answered 13.261), so the input is cut to its second.
+   */
   private Optional<LocalDateTime> nextLocal(LocalDateTime local) {
-    return wallClock.nextExecution(local.atZone(ZoneOffset.UTC)).map(ZonedDateTime::toLocalDateTime);
+    return wallClock.nextExecution(local.truncatedTo(ChronoUnit.SECONDS).atZone(ZoneOffset.UTC))
+        .map(z -> z.toLocalDateTime().truncatedTo(ChronoUnit.SECONDS));
   }
 
   /** This rule as a {@link Recurrence}. */

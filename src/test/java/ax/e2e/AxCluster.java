@@ -89,6 +89,11 @@ final class AxCluster implements AutoCloseable {
     return "127.0.0.1:" + bridgePorts.get(i);
   }
 
+  /** The Prometheus text of a node's /metrics. */
+  String metrics(int node) throws Exception {
+    return Health.metrics(nodes.get(node).port);
+  }
+
   ApiClient api(int node) {
     return new ApiClient(nodes.get(node).port, KEY, SECRET);
   }

@@ -13,7 +13,7 @@ import java.util.concurrent.CopyOnWriteArrayList;
 /**
  * The user's HTTP target: records every call ax makes (task, attempt, arrival, lateness, signature
  * header) and answers by task_type: {@code *.fail} → 500, {@code *.slow} → 200 after {@value #SLOW_MS} ms,
- * anything else → 200 at once, with a JSON body.
+ * {@code *.sleep<ms>} → 200 after that many ms, anything else → 200 at once, with a JSON body.
  */
 final class Receiver implements AutoCloseable {
   static final long SLOW_MS = 500;
@@ -39,6 +39,12 @@ final class Receiver implements AutoCloseable {
       byTask.computeIfAbsent(h.taskId(), k -> new CopyOnWriteArrayList<>()).add(h);
       if (body.getString("task_type").endsWith(".fail")) {
         req.response().setStatusCode(500).end("boom");
+      } else if (body.getString("task_type").matches(".*\\.sleep[0-9]+")) {
+        // e.g. it.overlap.sleep2500: a run that takes that long (occurrences that would overlap)
+        String type = body.getString("task_type");
+        long ms = Long.parseLong(type.substring(type.lastIndexOf(".sleep") + ".sleep".length()));
+        vertx.setTimer(ms, t -> req.response().putHeader("content-type", "application/json")
+            .end(new JsonObject().put("handled", h.taskId()).encode()));
       } else if (body.getString("task_type").endsWith(".slow")) {
         // keeps the call in flight for a while: what a node killed mid-call leaves behind
         vertx.setTimer(SLOW_MS, t -> req.response().putHeader("content-type", "application/json")

@@ -1,6 +1,7 @@
 package ax.e2e;
 
 import ax.testing.TestPostgres;
+import io.vertx.core.json.JsonArray;
 import io.vertx.core.json.JsonObject;
 import org.junit.jupiter.api.Test;
 
@@ -139,6 +140,102 @@ class ScheduleIT {
       System.out.printf("fixed delay 1.5 s: gaps %d and %d ms%n",
           receiver.hits.get(1).arrivedAtMs() - receiver.hits.get(0).arrivedAtMs(),
           receiver.hits.get(2).arrivedAtMs() - receiver.hits.get(1).arrivedAtMs());
+    }
+  }
+
+  /** The check: a one-second cron fires 60 occurrences in 60 s, each once, none early. */
+  @Test
+  void aOneSecondCronFiresSixtyOccurrencesInSixtySecondsEachOnceNoneEarly() throws Exception {
+    try (TestPostgres pg = TestPostgres.create(); Receiver receiver = new Receiver();
+         AxCluster ax = AxCluster.start(pg, 1, Map.of())) {
+      ApiClient api = ax.api(0);
+      ApiClient.Reply created = api.post("/openapi/v1/schedules", new JsonObject().put("cron", "* * * * * *")
+          .put("max_runs", 60).put("task", callTo(receiver)).encode());
+      assertEquals(201, created.status(), created.raw().body());
+      long first = java.time.Instant.parse(created.body().getJsonArray("next_fire_times").getString(0)).toEpochMilli();
+
+      awaitCalls(receiver, 60, first - System.currentTimeMillis() + 61_000);
+      Thread.sleep(1_500);
+      assertEquals(60, receiver.hits.size(), "max_runs 60");
+      Set<Long> tasks = new HashSet<>();
+      Set<Long> dueTimes = new HashSet<>();
+      long worst = 0;
+      for (Receiver.Hit h : receiver.hits) {
+        assertTrue(tasks.add(h.taskId()), "task " + h.taskId() + " called twice");
+        assertTrue(dueTimes.add(h.triggerTimeMs()), "two calls for the due time " + h.triggerTimeMs());
+        assertTrue(h.latenessMs() >= 0, "called " + -h.latenessMs() + " ms before its due time");
+        assertEquals(0, (h.triggerTimeMs() - first) % 1_000, "due on a whole second after the first " + first + ": "
+            + h.body().encode());
+        worst = Math.max(worst, h.latenessMs());
+      }
+      long last = receiver.hits.stream().mapToLong(Receiver.Hit::triggerTimeMs).max().orElseThrow();
+      assertEquals(first + 59_000, last, "60 consecutive seconds, none missed");
+      long[] lateness = receiver.hits.stream().mapToLong(Receiver.Hit::latenessMs).sorted().toArray();
+      System.out.printf("cron every second: 60 occurrences, each once; lateness p50 %d ms, max %d ms%n",
+          lateness[30], worst);
+    }
+  }
+
+  /**
+   * overlap skip: a run takes 2.5 s and the schedule fires every second; occurrences never overlap, the
+   * ones that came due meanwhile are SKIPPED and counted.
+   */
+  @Test
+  void overlapSkipNeverRunsTwoOccurrencesAtOnceAndCountsTheSkippedOnes() throws Exception {
+    try (TestPostgres pg = TestPostgres.create(); Receiver receiver = new Receiver();
+         AxCluster ax = AxCluster.start(pg, 1, Map.of())) {
+      ApiClient api = ax.api(0);
+      ApiClient.Reply created = api.post("/openapi/v1/schedules", new JsonObject().put("every_ms", 1_000)
+          .put("overlap", "skip").put("max_runs", 8)
+          .put("task", new JsonObject().put("task_type", "it.overlap.sleep2500").put("callback_url", receiver.url()))
+          .encode());
+      assertEquals(201, created.status(), created.raw().body());
+      String id = created.body().getString("schedule_id");
+      Thread.sleep(12_000);
+      List<Receiver.Hit> hits = receiver.hits;
+      assertTrue(hits.size() >= 2, "some occurrences ran: " + hits.size());
+      for (int i = 1; i < hits.size(); i++) {
+        long gap = hits.get(i).arrivedAtMs() - hits.get(i - 1).arrivedAtMs();
+        assertTrue(gap >= 2_500, "occurrence " + i + " started " + gap + " ms after the previous one, which runs 2.5 s");
+      }
+      JsonObject s = api.get("/openapi/v1/schedules/" + id).body();
+      assertEquals(8, s.getLong("runs"), s.encode());
+      JsonArray items = api.get("/openapi/v1/tasks?schedule_id=" + id + "&limit=50").body().getJsonArray("items");
+      long skipped = items.stream().filter(o -> "SKIPPED".equals(((JsonObject) o).getString("status"))).count();
+      long succeeded = items.stream().filter(o -> "SUCCESS".equals(((JsonObject) o).getString("status"))).count();
+      assertEquals(8, items.size());
+      assertEquals(8, skipped + succeeded, "every occurrence ended: " + items.encode());
+      assertEquals(hits.size(), succeeded);
+      assertTrue(skipped >= 4, "the seconds that came due during a run are skipped: " + skipped);
+      assertEquals(skipped, s.getLong("skipped"));
+      System.out.printf("overlap skip, 1 s rate, 2.5 s runs: %d ran, %d skipped%n", succeeded, skipped);
+    }
+  }
+
+  @Test
+  void resumingAPausedScheduleWithFireOnceRunsOneNowAndRecordsTheRestAsMisfired() throws Exception {
+    try (TestPostgres pg = TestPostgres.create(); Receiver receiver = new Receiver();
+         AxCluster ax = AxCluster.start(pg, 1, Map.of("AX_SCHEDULE_MISFIRE_THRESHOLD_MS", "1000"))) {
+      ApiClient api = ax.api(0);
+      ApiClient.Reply created = api.post("/openapi/v1/schedules", new JsonObject().put("cron", "* * * * * *")
+          .put("task", callTo(receiver)).encode());
+      String id = created.body().getString("schedule_id");
+      awaitCalls(receiver, 1, 10_000);
+      assertEquals(200, api.post("/openapi/v1/schedules/" + id + "/pause", "").status());
+      Thread.sleep(500);
+      int atPause = receiver.hits.size();
+      Thread.sleep(5_000);
+      long resumedAt = System.currentTimeMillis();
+      assertEquals(200, api.post("/openapi/v1/schedules/" + id + "/resume", "").status());
+      awaitCalls(receiver, atPause + 1, 5_000);
+      Receiver.Hit catchUp = receiver.hits.get(atPause);
+      assertTrue(catchUp.arrivedAtMs() - resumedAt < 1_000, "one occurrence at once: "
+          + (catchUp.arrivedAtMs() - resumedAt) + " ms after resume");
+      Thread.sleep(300);
+      JsonObject s = api.get("/openapi/v1/schedules/" + id).body();
+      assertTrue(s.getLong("misfired") >= 3, "the other seconds missed while paused are recorded: " + s.encode());
+      Set<Long> due = new HashSet<>();
+      receiver.hits.forEach(h -> assertTrue(due.add(h.triggerTimeMs()), "a due time ran twice"));
     }
   }
 }

@@ -129,4 +129,20 @@ class CronRuleTest {
         () -> CronRule.parse(expression, ZoneOffset.UTC));
     assertTrue(e.getMessage().startsWith("cron: "), e.getMessage());
   }
+
+  /** Found end to end: the next second after 12.261 was 13.261, so every occurrence fired 261 ms off the second. */
+  @Test
+  void fireTimesAreWholeSecondsWhateverTheFractionOfTheStartingPoint() {
+    CronRule everySecond = CronRule.parse("* * * * * *", java.time.ZoneOffset.UTC);
+    assertEquals(Instant.parse("2026-12-01T08:12:13Z"),
+        everySecond.nextAfter(Instant.parse("2026-12-01T08:12:12.261Z")).orElseThrow());
+    assertEquals(Instant.parse("2026-12-01T08:12:13Z"),
+        everySecond.nextAfter(Instant.parse("2026-12-01T08:12:12Z")).orElseThrow());
+    CronRule everyFiveSeconds = CronRule.parse("*/5 * * * * *", java.time.ZoneId.of("Asia/Shanghai"));
+    assertEquals(Instant.parse("2026-12-01T08:12:15Z"),
+        everyFiveSeconds.nextAfter(Instant.parse("2026-12-01T08:12:14.999Z")).orElseThrow());
+    CronRule daily = CronRule.parse("0 2 * * *", java.time.ZoneId.of("Asia/Shanghai"));
+    assertEquals(Instant.parse("2026-12-01T18:00:00Z"),
+        daily.nextAfter(Instant.parse("2026-12-01T08:12:12.261Z")).orElseThrow());
+  }
 }
