@@ -86,8 +86,10 @@ final class ScheduleHandlers {
    */
   private void write(RoutingContext ctx, ScheduleRow row, Supplier<Future<Optional<ScheduleRow>>> store,
                      int status) {
-    String callbackUrl = new JsonObject(row.templateJson()).getString("callback_url");
-    submitter.checkCallbackHost(callbackUrl).compose(v -> store.get()).onComplete(ar -> {
+    JsonObject template = new JsonObject(row.templateJson());
+    submitter.checkCallbackHost(template.getString("callback_url"))
+        .compose(v -> submitter.checkNotifyHost(template.getString("notify_url")))
+        .compose(v -> store.get()).onComplete(ar -> {
       if (ar.failed() && ar.cause() instanceof InvalidRequest refused) {
         refused.problem().send(ctx);
       } else if (ar.failed() && TaskSubmitter.isInvariantViolation(ar.cause())) {

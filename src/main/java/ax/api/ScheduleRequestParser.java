@@ -144,6 +144,7 @@ public final class ScheduleRequestParser {
         + ",\"processor\":" + (s.processor() == null ? "null" : JsonText.encode(s.processor()))
         + ",\"payload\":" + (s.payloadJson() == null ? "null" : s.payloadJson())
         + ",\"max_retry\":" + s.maxRetry() + ",\"priority\":" + s.priority() + ",\"timeout_ms\":" + s.timeoutMs()
+        + ",\"notify_url\":" + (s.notifyUrl() == null ? "null" : JsonText.encode(s.notifyUrl()))
         + "}";
   }
 

@@ -3,6 +3,7 @@ package ax.api;
 import ax.store.AttemptStore;
 import ax.store.RecurringScheduleStore;
 import ax.store.TaskStore;
+import ax.store.WebhookStore;
 import io.vertx.core.Handler;
 import io.vertx.core.Vertx;
 import io.vertx.ext.web.RoutingContext;
@@ -19,7 +20,7 @@ public final class TaskApi {
   private final Map<String, Handler<RoutingContext>> operations;
 
   public TaskApi(Vertx vertx, TaskSubmitter submitter, TaskStore tasks, AttemptStore attempts,
-                 RecurringScheduleStore schedules) {
+                 RecurringScheduleStore schedules, WebhookStore webhooks) {
     TaskHandlers single = new TaskHandlers(vertx, submitter, tasks, attempts);
     BatchHandler batch = new BatchHandler(submitter, tasks);
     TaskListHandler list = new TaskListHandler(tasks);
@@ -39,6 +40,7 @@ public final class TaskApi {
         Map.entry("getTask", single::get),
         Map.entry("cancelTask", single::cancel),
         Map.entry("listTaskAttempts", single::listAttempts),
+        Map.entry("listTaskNotifications", new NotificationHandler(webhooks)::handle),
         Map.entry("createTaskBatch", batch::handle),
         Map.entry("listTasks", list::handle),
         Map.entry("runTaskSync", sync::handle));

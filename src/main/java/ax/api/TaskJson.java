@@ -36,8 +36,7 @@ public final class TaskJson {
         .put("priority", t.priority())
         .put("timeout_ms", t.timeoutMs())
         .put("biz_key", t.bizKey())
-        // Refused at submission by this version (TaskRequestParser), so never set.
-        .put("notify_url", null)
+        .put("notify_url", t.notifyUrl())
         .put("shard_total", t.shardTotal())
         .put("depends_on", dependsOn(t))
         .put("last_run_node", t.lastRunNode())

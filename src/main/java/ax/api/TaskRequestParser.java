@@ -58,10 +58,10 @@ public final class TaskRequestParser {
   /** A valid submission, before it gets an id, a tenant and a status. */
   public record Submission(String taskType, long triggerTimeMs, int priority, int maxRetry, int timeoutMs,
                            String callbackUrl, String processor, String payloadJson, String bizKey,
-                           int shardTotal, DependsOn dependsOn) {
+                           int shardTotal, DependsOn dependsOn, String notifyUrl) {
     public NewTask toNewTask(long taskId, String tenantId, String apiKey, ax.task.TaskStatus status) {
       return new NewTask(taskId, tenantId, apiKey, taskType, triggerTimeMs, status, priority, maxRetry,
-          timeoutMs, callbackUrl, processor, payloadJson, bizKey, shardTotal);
+          timeoutMs, callbackUrl, processor, payloadJson, bizKey, shardTotal, notifyUrl);
     }
   }
 
@@ -105,9 +105,12 @@ public final class TaskRequestParser {
     if (processor != null && !ax.protocol.Names.isProcessor(processor)) {
       throw InvalidRequest.field("processor", "must be 1-128 characters of [A-Za-z0-9._:-]");
     }
-    // Accepted by the contract but not executed by this version: refuse rather than silently ignore.
-    if (body.containsKey("notify_url")) {
-      throw InvalidRequest.field("notify_url", "webhooks on terminal state are not supported by this server yet");
+    String notifyUrl = string(body, "notify_url", false);
+    if (notifyUrl != null) {
+      CallbackUrlPolicy.Verdict v = urlPolicy.checkUrl(notifyUrl);
+      if (!v.allowed()) {
+        throw new InvalidRequest(new Problem(400, v.code(), "Notify URL refused", "notify_url: " + v.detail()));
+      }
     }
     DependsOn dependsOn = dependsOn(body);
     int shardTotal = integer(body, "shard_total", 1, 1, 1024);
@@ -134,7 +137,7 @@ public final class TaskRequestParser {
         integer(body, "priority", NewTask.DEFAULT_PRIORITY, 0, 9),
         integer(body, "max_retry", NewTask.DEFAULT_MAX_RETRY, 0, 10),
         integer(body, "timeout_ms", NewTask.DEFAULT_TIMEOUT_MS, 1, 86_400_000),
-        callbackUrl, processor, payloadJson, bizKey, shardTotal, dependsOn);
+        callbackUrl, processor, payloadJson, bizKey, shardTotal, dependsOn, notifyUrl);
   }
 
   /**

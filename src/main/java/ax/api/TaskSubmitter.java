@@ -129,7 +129,7 @@ public final class TaskSubmitter {
       return Future.failedFuture(new InvalidRequest(Problem.unavailable(
           "this node cannot issue task ids right now (node slot lease not renewed); retry later")));
     }
-    return checkCallbackHost(s.callbackUrl()).compose(v -> {
+    return checkCallbackHost(s.callbackUrl()).compose(v -> checkHost("notify_url", s.notifyUrl())).compose(v -> {
       long id = ids.nextId();
       // A due processor task starts DELAYED all the same: the claim turns it READY and hands it to the
       // executor dispatch at once (a READY one would wait for the dispatch's periodic top-up).
@@ -200,18 +200,29 @@ public final class TaskSubmitter {
 
   /** Resolves the callback host and refuses it if it points somewhere private (no-op without a URL). */
   Future<Void> checkCallbackHost(String callbackUrl) {
-    if (callbackUrl == null) {
+    return checkHost("callback_url", callbackUrl);
+  }
+
+  /** As {@link #checkCallbackHost} for a webhook URL. */
+  Future<Void> checkNotifyHost(String notifyUrl) {
+    return checkHost("notify_url", notifyUrl);
+  }
+
+  /** As {@link #checkCallbackHost} for the URL in {@code field} (callback_url or notify_url). */
+  private Future<Void> checkHost(String field, String url) {
+    if (url == null) {
       return Future.succeededFuture();
     }
-    String host = URI.create(callbackUrl).getHost();
+    String host = URI.create(url).getHost();
+    String title = field.equals("callback_url") ? "Callback URL refused" : "Notify URL refused";
     return resolver.resolve(host)
         .recover(e -> Future.failedFuture(new InvalidRequest(new Problem(400, "callback_url_not_allowed",
-            "Callback URL refused", "callback_url: host " + host + " does not resolve"))))
+            title, field + ": host " + host + " does not resolve"))))
         .compose(addresses -> {
           CallbackUrlPolicy.Verdict v = urlPolicy.checkResolved(host, addresses);
           return v.allowed() ? Future.succeededFuture()
-              : Future.failedFuture(new InvalidRequest(new Problem(400, v.code(), "Callback URL refused",
-                  "callback_url: " + v.detail())));
+              : Future.failedFuture(new InvalidRequest(new Problem(400, v.code(), title,
+                  field + ": " + v.detail())));
         });
   }
 }

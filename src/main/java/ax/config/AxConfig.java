@@ -30,7 +30,15 @@ public record AxConfig(
     SchedulerTuning scheduler,
     ClusterSettings cluster,
     ExecutorSettings executors,
-    ScheduleSettings schedules) {
+    ScheduleSettings schedules,
+    WebhookSettings webhooks) {
+
+  /**
+   * Webhook delivery (notify_url): how often the leader looks for due notifications, one try's bound,
+   * the wait after a failed first try (×4 after the second), and the connections of its own HTTP pool.
+   */
+  public record WebhookSettings(long pollMs, int timeoutMs, long backoffMs, int connections) {
+  }
 
   /**
    * Clustering: empty {@code members} = a single node with a local event bus. Otherwise Hazelcast with
@@ -118,7 +126,12 @@ public record AxConfig(
         tuning,
         cluster(r),
         executors(r),
-        schedules(r));
+        schedules(r),
+        new WebhookSettings(
+            r.longIn("AX_WEBHOOK_POLL_MS", 200, 10, 60_000),
+            r.intIn("AX_WEBHOOK_TIMEOUT_MS", 5_000, 100, 30_000),
+            r.longIn("AX_WEBHOOK_BACKOFF_MS", 1_000, 0, 600_000),
+            r.intIn("AX_WEBHOOK_CONNECTIONS", 64, 1, 1_024)));
   }
 
   /** Recurring schedules: when a due time counts as missed, and how many missed ones fire_all may fire. */

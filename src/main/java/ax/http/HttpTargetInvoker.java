@@ -33,9 +33,6 @@ public final class HttpTargetInvoker {
 
   /** What one call produced; {@code resultJson} is JSON text (a string value when the body was not JSON). */
   public record Outcome(boolean success, String resultJson, String error, boolean timedOut) {
-    static Outcome failed(String error) {
-      return new Outcome(false, null, error, false);
-    }
   }
 
   private final Vertx vertx;
@@ -79,28 +76,56 @@ public final class HttpTargetInvoker {
     return t;
   }
 
+  /**
+   * What one signed POST produced: {@code status} 0 when no response came (refused, unreachable, timed
+   * out); {@code resultJson} the 2xx body as stored JSON; {@code error} why it is not a 2xx.
+   */
+  public record Posted(int status, String resultJson, String error, boolean timedOut) {
+    static Posted failed(String error) {
+      return new Posted(0, null, error, false);
+    }
+
+    public boolean ok() {
+      return status >= 200 && status < 300;
+    }
+  }
+
   public Future<Outcome> invoke(HttpTask task, String secret, long firedAtMs) {
-    Target target = target(task.callbackUrl());
+    return post("callback_url", task.callbackUrl(), task.taskId(), requestBody(task, firedAtMs), secret, firedAtMs,
+        task.timeoutMs())
+        .map(p -> p.ok() ? new Outcome(true, p.resultJson(), null, false)
+            : new Outcome(false, null, p.error(), p.timedOut()));
+  }
+
+  /**
+   * POSTs {@code body} to {@code url} (named {@code field} in errors), signed with {@code secret} at
+   * {@code signedAtMs}, the URL checked again against the policy and the addresses it resolves to now;
+   * {@code timeoutMs} bounds the whole exchange. Never fails its future.
+   */
+  public Future<Posted> post(String field, String url, long taskId, String body, String secret, long signedAtMs,
+                             int timeoutMs) {
+    Target target = target(url);
     if (!target.syntax().allowed()) {
-      return Future.succeededFuture(Outcome.failed("callback_url refused at send time: " + target.syntax().detail()));
+      return Future.succeededFuture(Posted.failed(field + " refused at send time: " + target.syntax().detail()));
     }
     String host = target.host();
     return resolver.resolve(host)
         .compose(addresses -> {
           CallbackUrlPolicy.Verdict v = policy.checkResolved(host, addresses);
           if (!v.allowed()) {
-            return Future.succeededFuture(Outcome.failed("callback_url refused at send time: " + v.detail()));
+            return Future.succeededFuture(Posted.failed(field + " refused at send time: " + v.detail()));
           }
-          return send(task, target, addresses.get(0), secret, firedAtMs);
+          return send(target, addresses.get(0), taskId, body.getBytes(StandardCharsets.UTF_8), secret, signedAtMs,
+              timeoutMs);
         })
-        .recover(e -> Future.succeededFuture(Outcome.failed("cannot resolve " + host + ": " + e.getMessage())));
+        .recover(e -> Future.succeededFuture(Posted.failed("cannot resolve " + host + ": " + e.getMessage())));
   }
 
-  private Future<Outcome> send(HttpTask task, Target target, InetAddress address, String secret, long firedAtMs) {
+  private Future<Posted> send(Target target, InetAddress address, long taskId, byte[] body, String secret,
+                              long signedAtMs, int timeoutMs) {
     boolean tls = target.tls();
     int port = target.port();
     String path = target.path();
-    byte[] body = requestBody(task, firedAtMs).getBytes(StandardCharsets.UTF_8);
     RequestOptions options = new RequestOptions()
         .setMethod(HttpMethod.POST)
         .setServer(SocketAddress.inetSocketAddress(port, address.getHostAddress()))
@@ -110,12 +135,12 @@ public final class HttpTargetInvoker {
         .setURI(path)
         .setFollowRedirects(false)
         .putHeader("content-type", "application/json")
-        .putHeader("x-ax-task-id", Long.toString(task.taskId()))
-        .putHeader("x-ax-signature", OutboundSignature.header(secret, firedAtMs, body));
+        .putHeader("x-ax-task-id", Long.toString(taskId))
+        .putHeader("x-ax-signature", OutboundSignature.header(secret, signedAtMs, body));
 
-    Promise<Outcome> result = Promise.promise();
-    long timer = vertx.setTimer(task.timeoutMs(), id ->
-        result.tryComplete(new Outcome(false, null, "no response within timeout_ms=" + task.timeoutMs(), true)));
+    Promise<Posted> result = Promise.promise();
+    long timer = vertx.setTimer(timeoutMs, id ->
+        result.tryComplete(new Posted(0, null, "no response within timeout_ms=" + timeoutMs, true)));
     client.request(options)
         .compose(req -> {
           // Failures reach us through send()'s future and the response's handlers; without this a
@@ -135,13 +160,13 @@ public final class HttpTargetInvoker {
         .compose(this::readLimited)
         .onComplete(ar -> {
           vertx.cancelTimer(timer);
-          result.tryComplete(ar.succeeded() ? ar.result() : Outcome.failed("request failed: " + ar.cause().getMessage()));
+          result.tryComplete(ar.succeeded() ? ar.result() : Posted.failed("request failed: " + ar.cause().getMessage()));
         });
     return result.future();
   }
 
-  private Future<Outcome> readLimited(HttpClientResponse resp) {
-    Promise<Outcome> p = Promise.promise();
+  private Future<Posted> readLimited(HttpClientResponse resp) {
+    Promise<Posted> p = Promise.promise();
     Buffer acc = Buffer.buffer();
     boolean[] truncated = {false};
     resp.handler(chunk -> {
@@ -155,14 +180,14 @@ public final class HttpTargetInvoker {
         truncated[0] = true;
       }
     });
-    resp.exceptionHandler(e -> p.tryComplete(Outcome.failed("reading the response failed: " + e.getMessage())));
+    resp.exceptionHandler(e -> p.tryComplete(Posted.failed("reading the response failed: " + e.getMessage())));
     resp.endHandler(v -> {
       int code = resp.statusCode();
       if (code >= 200 && code < 300) {
-        p.tryComplete(new Outcome(true, resultJson(acc, truncated[0]), null, false));
+        p.tryComplete(new Posted(code, resultJson(acc, truncated[0]), null, false));
       } else {
         String snippet = acc.length() > 512 ? acc.getString(0, 512) : acc.toString();
-        p.tryComplete(Outcome.failed("HTTP " + code + (snippet.isBlank() ? "" : ": " + snippet)));
+        p.tryComplete(new Posted(code, null, "HTTP " + code + (snippet.isBlank() ? "" : ": " + snippet), false));
       }
     });
     return p.future();

@@ -34,6 +34,7 @@ public final class AxMetrics {
   private final Counter occurrencesMisfired;
   private final Counter dependencySkips;
   private final Counter released;
+  private final java.util.concurrent.atomic.AtomicLong webhookBacklog = new java.util.concurrent.atomic.AtomicLong();
 
   public AxMetrics(MeterRegistry registry) {
     this.registry = registry;
@@ -66,6 +67,13 @@ public final class AxMetrics {
     this.released = Counter.builder("ax_released_total")
         .description("held tasks let go (dependencies met, overlap ended) announced to the leader's wheel")
         .register(registry);
+    Gauge.builder("ax_webhook_backlog", webhookBacklog::get)
+        .description("webhook notifications pending delivery (counted by the leader every 5 s)").register(registry);
+    for (String outcome : new String[] {"delivered", "retry", "failed"}) {
+      Counter.builder("ax_webhook_deliveries_total").tag("outcome", outcome)
+          .description("webhook tries by outcome: delivered, retry (a later try follows), failed (the last try)")
+          .register(registry);
+    }
   }
 
   public void recordDependencySkips(long n) {
@@ -74,6 +82,19 @@ public final class AxMetrics {
 
   public void recordReleased(int n) {
     released.increment(n);
+  }
+
+  /** One webhook try: delivered, or failed (with retries left or for good). */
+  public void recordWebhookTry(boolean delivered, int tryNumber) {
+    String outcome = delivered ? "delivered" : tryNumber >= 3 ? "failed" : "retry";
+    Counter.builder("ax_webhook_deliveries_total").tag("outcome", outcome)
+        .description("webhook tries by outcome: delivered, retry (a later try follows), failed (the last try)")
+        .register(registry).increment();
+  }
+
+  /** Pending notifications (not delivered, tries left), as the leader last counted them. */
+  public void recordWebhookBacklog(long pending) {
+    webhookBacklog.set(pending);
   }
 
   public void gaugeWheelDepth(LongSupplier depth) {

@@ -41,6 +41,7 @@ import ax.store.ReadyListener;
 import ax.store.RecurringScheduleStore;
 import ax.store.ScheduleStore;
 import ax.store.TaskStore;
+import ax.store.WebhookStore;
 import ax.task.OutcomePolicy;
 import ax.task.TaskIdGenerator;
 import ax.verticles.ApiVerticle;
@@ -50,6 +51,7 @@ import ax.verticles.ExecutorVerticle;
 import ax.verticles.LeaderVerticle;
 import ax.verticles.OccurrenceVerticle;
 import ax.verticles.ReleasedTasksVerticle;
+import ax.verticles.WebhookVerticle;
 import ax.verticles.RecoveryScanVerticle;
 import ax.verticles.WheelVerticle;
 import io.micrometer.prometheusmetrics.PrometheusConfig;
@@ -195,7 +197,8 @@ public final class AxNode {
     TaskSubmitter submitter = new TaskSubmitter(vertx, taskStore, urlPolicy, resolver, ids, slotKeeper::canIssueIds,
         clock, tuning.loadWindowMs(), LeaderWatch.attach(vertx));
     RecurringScheduleStore recurring = new RecurringScheduleStore(pool);
-    TaskApi handlers = new TaskApi(vertx, submitter, taskStore, new AttemptStore(pool), recurring);
+    WebhookStore webhooks = new WebhookStore(pool, config.nodeId());
+    TaskApi handlers = new TaskApi(vertx, submitter, taskStore, new AttemptStore(pool), recurring, webhooks);
     ApiVerticle.Settings apiSettings = new ApiVerticle.Settings(contractPath(), config.httpPort(), config.nodeId());
     java.util.function.Supplier<ApiVerticle> apiInstance = () -> {
       ApiVerticle v = new ApiVerticle(apiSettings, gate, handlers, registry, readiness);
@@ -223,6 +226,12 @@ public final class AxNode {
         },
             metrics, new OccurrenceVerticle.Settings(tuning.loadIntervalMs(), tuning.loadWindowMs(), 500,
                 config.schedules()))))
+        .compose(id -> vertx.deployVerticle(new WebhookVerticle(webhooks,
+            new HttpTargetInvoker(vertx, vertx.createHttpClient(new HttpClientOptions().setKeepAlive(true)
+                .setConnectTimeout(Math.min(5_000, config.webhooks().timeoutMs())).setTcpNoDelay(true),
+                new PoolOptions().setHttp1MaxSize(config.webhooks().connections())), urlPolicy, resolver),
+            keys, clock, metrics, new WebhookVerticle.Settings(config.webhooks().pollMs(), 256,
+                config.webhooks().timeoutMs(), config.webhooks().backoffMs()))))
         .compose(id -> vertx.deployVerticle(new ReleasedTasksVerticle(new ReadyListener.Connector(Database.connectOptions(config.pgUrl())), clock, metrics, tuning.loadWindowMs())))
         .compose(id -> vertx.deployVerticle(new ExecutorVerticle(new ExecutionStore(pool, config.nodeId()), clock,
             metrics, DispatchSettings.of(config.executors().heartbeatMs(), tuning.ackTimeoutMs(),

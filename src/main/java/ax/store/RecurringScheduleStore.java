@@ -92,7 +92,7 @@ public final class RecurringScheduleStore {
     return """
         INSERT INTO tasks (task_id, tenant_id, api_key, task_type, trigger_time, next_trigger_time, status, priority,
                            max_retry, timeout_ms, callback_url, processor, payload, shard_total, schedule_id,
-                           scheduled_time)
+                           scheduled_time, notify_url)
         SELECT %1$s, s.tenant_id, s.api_key, s.template->>'task_type', %2$s, %2$s,
                CASE WHEN s.overlap <> 'allow'
                          AND (%4$s OR EXISTS (SELECT 1 FROM tasks p
@@ -102,7 +102,7 @@ public final class RecurringScheduleStore {
                     WHEN s.template->>'processor' IS NOT NULL OR %2$s > now() THEN 'DELAYED' ELSE 'READY' END,
                (s.template->>'priority')::smallint, (s.template->>'max_retry')::smallint,
                (s.template->>'timeout_ms')::int, s.template->>'callback_url', s.template->>'processor',
-               s.template->'payload', 1, s.schedule_id, %3$s
+               s.template->'payload', 1, s.schedule_id, %3$s, s.template->>'notify_url'
         """.formatted(id, trigger, scheduled, earlierInThisInsert);
   }
 

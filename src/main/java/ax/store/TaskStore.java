@@ -30,7 +30,8 @@ public final class TaskStore {
   private static final String COLUMNS = """
       task_id, tenant_id, task_type, trigger_time, status, priority, max_retry, retry_count, attempt,
       timeout_ms, callback_url, processor, payload::text AS payload, biz_key, shard_total, last_run_node,
-      result::text AS result, error, created_at, updated_at, started_at, finished_at, schedule_id, scheduled_time""";
+      result::text AS result, error, created_at, updated_at, started_at, finished_at, schedule_id, scheduled_time,
+      notify_url""";
 
   /**
    * What reads answer: the stored columns and the task's parents (one probe of task_dependencies_child
@@ -47,10 +48,10 @@ public final class TaskStore {
   private static final Sql INSERT = Sql.of("""
       INSERT INTO tasks (task_id, tenant_id, api_key, task_type, trigger_time, next_trigger_time, status, priority,
                          max_retry, timeout_ms, callback_url, processor, payload, biz_key, shard_total, waiting_on,
-                         error, finished_at)
+                         error, finished_at, notify_url)
       VALUES (:id, :tenant, :api_key, :task_type, :trigger, :trigger, :status, :priority, :max_retry, :timeout_ms,
               :callback_url, :processor, :payload::text::jsonb, :biz_key, :shard_total, :waiting_on, :error,
-              CASE WHEN :status = 'SKIPPED' THEN now() END)
+              CASE WHEN :status = 'SKIPPED' THEN now() END, :notify_url)
       ON CONFLICT (tenant_id, task_type, biz_key) WHERE biz_key IS NOT NULL DO NOTHING
       RETURNING\s""" + COLUMNS);
 
@@ -90,13 +91,13 @@ public final class TaskStore {
    */
   private static final Sql INSERT_MANY = Sql.of("""
       INSERT INTO tasks (task_id, tenant_id, api_key, task_type, trigger_time, next_trigger_time, status, priority,
-                         max_retry, timeout_ms, callback_url, processor, payload, biz_key, shard_total)
-      SELECT id, tenant, akey, ttype, trig, trig, st, prio, mretry, tmo, cb, proc, pl::jsonb, bk, 1
+                         max_retry, timeout_ms, callback_url, processor, payload, biz_key, shard_total, notify_url)
+      SELECT id, tenant, akey, ttype, trig, trig, st, prio, mretry, tmo, cb, proc, pl::jsonb, bk, 1, nu
         FROM unnest(:ids::bigint[], :tenants::text[], :api_keys::text[], :task_types::text[],
                     :triggers::timestamptz[], :statuses::text[], :priorities::smallint[], :max_retries::smallint[],
                     :timeouts::int[], :callback_urls::text[], :processors::text[], :payloads::text[],
-                    :biz_keys::text[])
-             AS u(id, tenant, akey, ttype, trig, st, prio, mretry, tmo, cb, proc, pl, bk)
+                    :biz_keys::text[], :notify_urls::text[])
+             AS u(id, tenant, akey, ttype, trig, st, prio, mretry, tmo, cb, proc, pl, bk, nu)
       ON CONFLICT (tenant_id, task_type, biz_key) WHERE biz_key IS NOT NULL DO NOTHING
       RETURNING\s""" + COLUMNS);
 
@@ -285,7 +286,8 @@ public final class TaskStore {
         .set("priority", (short) t.priority()).set("max_retry", (short) t.maxRetry()).set("timeout_ms", t.timeoutMs())
         .set("callback_url", t.callbackUrl()).set("processor", t.processor()).set("payload", t.payloadJson())
         .set("biz_key", t.bizKey()).set("shard_total", t.shardTotal())
-        .set("waiting_on", waitingOn == null ? null : waitingOn.shortValue()).set("error", error).tuple();
+        .set("waiting_on", waitingOn == null ? null : waitingOn.shortValue()).set("error", error)
+        .set("notify_url", t.notifyUrl()).tuple();
     return client.preparedQuery(INSERT.text()).execute(params).compose(rows -> {
       if (rows.rowCount() != 1 || childIds.length == 0) {
         return Future.succeededFuture(rows);
@@ -324,6 +326,7 @@ public final class TaskStore {
     String[] processors = new String[n];
     String[] payloads = new String[n];
     String[] bizKeys = new String[n];
+    String[] notifyUrls = new String[n];
     for (int i = 0; i < n; i++) {
       NewTask t = batch.get(i);
       if (t.shardTotal() != 1) {
@@ -342,11 +345,13 @@ public final class TaskStore {
       processors[i] = t.processor();
       payloads[i] = t.payloadJson();
       bizKeys[i] = t.bizKey();
+      notifyUrls[i] = t.notifyUrl();
     }
     Tuple params = INSERT_MANY.params().set("ids", ids).set("tenants", tenants).set("api_keys", keys)
         .set("task_types", types).set("triggers", triggers).set("statuses", statuses).set("priorities", priorities)
         .set("max_retries", maxRetries).set("timeouts", timeouts).set("callback_urls", callbacks)
-        .set("processors", processors).set("payloads", payloads).set("biz_keys", bizKeys).tuple();
+        .set("processors", processors).set("payloads", payloads).set("biz_keys", bizKeys)
+        .set("notify_urls", notifyUrls).tuple();
     return pool.preparedQuery(INSERT_MANY.text()).execute(params).compose(rows -> {
       java.util.Map<Long, TaskRecord> inserted = new java.util.HashMap<>();
       rows.forEach(r -> {
@@ -457,7 +462,7 @@ public final class TaskStore {
         r.getString("last_run_node"), r.getString("result"), r.getString("error"),
         r.getOffsetDateTime("created_at"), r.getOffsetDateTime("updated_at"),
         r.getOffsetDateTime("started_at"), r.getOffsetDateTime("finished_at"), r.getLong("schedule_id"),
-        r.getOffsetDateTime("scheduled_time"), dependsOn(r));
+        r.getOffsetDateTime("scheduled_time"), dependsOn(r), r.getString("notify_url"));
   }
 
   /** The parents, where the statement read them ({@link #READ_COLUMNS}); none otherwise. */

@@ -3,7 +3,8 @@ package ax.task;
 
 /**
  * A validated submission, ready to insert. {@code payloadJson} is the serialised JSON (or null);
- * {@code triggerTimeMs} is absolute, in database-clock milliseconds.
+ * {@code triggerTimeMs} is absolute, in database-clock milliseconds; {@code notifyUrl} (or null) is
+ * called when the task reaches a terminal status.
  */
 public record NewTask(
     long taskId,
@@ -19,14 +20,23 @@ public record NewTask(
     String processor,
     String payloadJson,
     String bizKey,
-    int shardTotal) {
+    int shardTotal,
+    String notifyUrl) {
 
   /** A task that is not sharded. */
   public NewTask(long taskId, String tenantId, String apiKey, String taskType, long triggerTimeMs, TaskStatus status,
                  int priority, int maxRetry, int timeoutMs, String callbackUrl, String processor, String payloadJson,
                  String bizKey) {
     this(taskId, tenantId, apiKey, taskType, triggerTimeMs, status, priority, maxRetry, timeoutMs, callbackUrl,
-        processor, payloadJson, bizKey, 1);
+        processor, payloadJson, bizKey, 1, null);
+  }
+
+  /** A task without a webhook. */
+  public NewTask(long taskId, String tenantId, String apiKey, String taskType, long triggerTimeMs, TaskStatus status,
+                 int priority, int maxRetry, int timeoutMs, String callbackUrl, String processor, String payloadJson,
+                 String bizKey, int shardTotal) {
+    this(taskId, tenantId, apiKey, taskType, triggerTimeMs, status, priority, maxRetry, timeoutMs, callbackUrl,
+        processor, payloadJson, bizKey, shardTotal, null);
   }
 
   public static final int DEFAULT_PRIORITY = 5;
@@ -35,6 +45,6 @@ public record NewTask(
 
   public NewTask withIdAndStatus(long id, TaskStatus newStatus) {
     return new NewTask(id, tenantId, apiKey, taskType, triggerTimeMs, newStatus, priority, maxRetry,
-        timeoutMs, callbackUrl, processor, payloadJson, bizKey, shardTotal);
+        timeoutMs, callbackUrl, processor, payloadJson, bizKey, shardTotal, notifyUrl);
   }
 }

@@ -33,12 +33,13 @@ public record TaskRecord(
     OffsetDateTime finishedAt,
     Long scheduleId,
     OffsetDateTime scheduledTime,
-    List<Long> dependsOn) {
+    List<Long> dependsOn,
+    String notifyUrl) {
 
   /** The same task with its parents known. */
   public TaskRecord withDependsOn(List<Long> parents) {
     return new TaskRecord(taskId, tenantId, taskType, triggerTime, status, priority, maxRetry, retryCount, attempt,
         timeoutMs, callbackUrl, processor, payload, bizKey, shardTotal, lastRunNode, result, error, createdAt,
-        updatedAt, startedAt, finishedAt, scheduleId, scheduledTime, parents);
+        updatedAt, startedAt, finishedAt, scheduleId, scheduledTime, parents, notifyUrl);
   }
 }

@@ -49,7 +49,8 @@ class ScheduleRequestParserTest {
         .put("payload", new JsonObject().put("big", new java.math.BigDecimal("123456789012345678901234567890.5")));
     Definition d = parser.parse(new JsonObject().put("every_ms", 30_000).put("task", task), NOW);
     assertEquals("{\"task_type\":\"cache.refresh\",\"callback_url\":null,\"processor\":\"refresh\","
-        + "\"payload\":{\"big\":123456789012345678901234567890.5},\"max_retry\":2,\"priority\":5,\"timeout_ms\":60000}", d.templateJson());
+        + "\"payload\":{\"big\":123456789012345678901234567890.5},\"max_retry\":2,\"priority\":5,\"timeout_ms\":60000,"
+        + "\"notify_url\":null}", d.templateJson());
     assertEquals(Instant.ofEpochMilli(NOW), d.firstDue(), "a fixed rate starts at start_at, now by default");
     assertEquals(Instant.ofEpochMilli(NOW + 120_000), d.nextFireTimes().get(4));
   }

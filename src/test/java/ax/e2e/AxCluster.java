@@ -52,7 +52,14 @@ final class AxCluster implements AutoCloseable {
 
   /** Starts node {@code i} again (after it was killed) with the same ports. */
   AxProcess restart(int i) throws Exception {
-    AxProcess p = AxProcess.start("server", envFor(i, nodes.size()));
+    return restart(i, Map.of());
+  }
+
+  /** As {@link #restart(int)}, with some variables set differently this time. */
+  AxProcess restart(int i, Map<String, String> overrides) throws Exception {
+    Map<String, String> env = new HashMap<>(envFor(i, nodes.size()));
+    env.putAll(overrides);
+    AxProcess p = AxProcess.start("server", env);
     nodes.set(i, p);
     return p;
   }

@@ -343,6 +343,35 @@ class ContractResponsesIT {
         "nothing of a refused batch is stored");
   }
 
+  // ---- listTaskNotifications
+
+  @Test
+  void notificationsListTheWebhooksStateAndEveryTryWithEveryMember() throws Exception {
+    String none = created(api.submit(httpTask("contract.nohook", 600_000)));
+    JsonObject empty = judged("listTaskNotifications", api.get(TASKS + "/" + none + "/notifications")).body();
+    assertNull(empty.getValue("state"));
+    assertNull(empty.getValue("notify_url"));
+    assertTrue(empty.getJsonArray("items").isEmpty());
+
+    // The receiver answers 500 to *.fail types and 200 otherwise: the webhook goes to the latter.
+    String hooked = created(api.submit(httpTask("contract.fail", 0).put("max_retry", 0)
+        .put("notify_url", receiver.url())));
+    awaitStatus(hooked, "FAILED");
+    long deadline = System.currentTimeMillis() + 10_000;
+    JsonObject n = api.get(TASKS + "/" + hooked + "/notifications").body();
+    while (!"DELIVERED".equals(n.getString("state")) && System.currentTimeMillis() < deadline) {
+      Thread.sleep(50);
+      n = api.get(TASKS + "/" + hooked + "/notifications").body();
+    }
+    ApiClient.Reply delivered = judged("listTaskNotifications", api.get(TASKS + "/" + hooked + "/notifications"));
+    assertEquals("DELIVERED", delivered.body().getString("state"), delivered.raw().body());
+    JsonObject first = delivered.body().getJsonArray("items").getJsonObject(0);
+    assertEquals(200, first.getInteger("http_status"));
+    assertTrue(first.getString("finished_at").matches(MILLIS));
+    assertProblem(404, "not_found", judged("listTaskNotifications", api.get(TASKS + "/1/notifications")));
+    assertProblem(400, "validation_failed", judged("listTaskNotifications", api.get(TASKS + "/x1/notifications")));
+  }
+
   // ---- listTaskAttempts
 
   @Test

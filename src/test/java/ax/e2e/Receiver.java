@@ -28,11 +28,18 @@ final class Receiver implements AutoCloseable {
   private final HttpServer server;
   final List<Hit> hits = new CopyOnWriteArrayList<>();
   final Map<Long, List<Hit>> byTask = new ConcurrentHashMap<>();
+  /** Webhook bodies (notify_url pointed here), answered 200. */
+  final List<JsonObject> webhooks = new CopyOnWriteArrayList<>();
 
   Receiver() {
     server = vertx.createHttpServer().requestHandler(req -> req.body().onSuccess(buf -> {
       long now = System.currentTimeMillis();
       JsonObject body = buf.toJsonObject();
+      if (!body.containsKey("attempt")) { // a webhook (notify_url), not a call of the task itself
+        webhooks.add(body);
+        req.response().putHeader("content-type", "application/json").end("{}");
+        return;
+      }
       Hit h = new Hit(Long.parseLong(body.getString("task_id")), body.getInteger("attempt"), now,
           Instant.parse(body.getString("trigger_time")).toEpochMilli(), req.getHeader("x-ax-signature"), body);
       hits.add(h);

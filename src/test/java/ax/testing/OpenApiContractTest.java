@@ -51,6 +51,7 @@ class OpenApiContractTest {
       Map.entry("createTaskBatch", "POST /openapi/v1/tasks/batch"),
       Map.entry("runTaskSync", "POST /openapi/v1/tasks/sync"),
       Map.entry("listTaskAttempts", "GET /openapi/v1/tasks/{task_id}/attempts"),
+      Map.entry("listTaskNotifications", "GET /openapi/v1/tasks/{task_id}/notifications"),
       Map.entry("createSchedule", "POST /openapi/v1/schedules"),
       Map.entry("listSchedules", "GET /openapi/v1/schedules"),
       Map.entry("getSchedule", "GET /openapi/v1/schedules/{schedule_id}"),

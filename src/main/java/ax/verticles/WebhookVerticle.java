@@ -1,0 +1,146 @@
+package ax.verticles;
+
+import ax.api.auth.ApiKeyCache;
+import ax.clock.DbClock;
+import ax.http.HttpTargetInvoker;
+import ax.http.WebhookBody;
+import ax.leader.LeaderTerm;
+import ax.metrics.AxMetrics;
+import ax.store.WebhookStore;
+import ax.store.WebhookStore.Claimed;
+import io.vertx.core.Future;
+
+import java.time.Instant;
+import java.time.OffsetDateTime;
+import java.time.ZoneOffset;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.logging.Level;
+import java.util.logging.Logger;
+
+/**
+ * Delivers webhooks (issue 13, R7) in the leader's term: every {@code pollMs} it claims a batch of due
+ * notifications from the outbox ({@link WebhookStore}, fenced by the term), POSTs each one — signed
+ * like callbacks, the URL checked again against the allow-list and its addresses now — over its own
+ * HTTP client, so a slow receiver takes webhook connections only, never the ones that fire tasks, and
+ * writes the batch's outcomes in one statement. A full batch is followed by the next at once.
+ *
+ * <p>At least once: a try whose outcome is not written (the node died, the term ended) is claimed again
+ * when its claim runs out. At most {@link WebhookStore#MAX_TRIES} recorded tries, {@code backoffMs} then
+ * four times that between them.
+ */
+public final class WebhookVerticle extends TermBoundVerticle {
+  private static final Logger LOG = Logger.getLogger(WebhookVerticle.class.getName());
+
+  /**
+   * @param pollMs    how often the leader looks for due notifications
+   * @param batch     notifications per claim
+   * @param timeoutMs one try's bound, connection to last byte
+   * @param backoffMs wait after the first failed try; ×4 after the second
+   */
+  public record Settings(long pollMs, int batch, int timeoutMs, long backoffMs) {
+    public Settings {
+      if (pollMs < 1 || batch < 1 || timeoutMs < 1 || backoffMs < 0) {
+        throw new IllegalArgumentException("webhook settings out of range");
+      }
+    }
+
+    /** The claim outlives the longest try, so no two deliverers ever hold the same notification. */
+    long holdMs() {
+      return timeoutMs + 5_000L;
+    }
+
+    long retryAfterMs(int failedTry) {
+      return backoffMs * (failedTry <= 1 ? 1 : 4L * (failedTry - 1));
+    }
+  }
+
+  private final WebhookStore store;
+  private final HttpTargetInvoker sender;
+  private final ApiKeyCache keys;
+  private final DbClock clock;
+  private final AxMetrics metrics;
+  private final Settings settings;
+  private long timerId = -1;
+  private long backlogTimerId = -1;
+  private boolean running;
+
+  public WebhookVerticle(WebhookStore store, HttpTargetInvoker sender, ApiKeyCache keys, DbClock clock,
+                         AxMetrics metrics, Settings settings) {
+    this.store = store;
+    this.sender = sender;
+    this.keys = keys;
+    this.clock = clock;
+    this.metrics = metrics;
+    this.settings = settings;
+  }
+
+  @Override
+  protected void onTermStarted(LeaderTerm term) {
+    running = false;
+    timerId = vertx.setPeriodic(settings.pollMs(), id -> poll());
+    backlogTimerId = vertx.setPeriodic(5_000, id -> store.backlog().onSuccess(metrics::recordWebhookBacklog));
+    poll();
+  }
+
+  @Override
+  protected void onTermEnded(LeaderTerm ended) {
+    vertx.cancelTimer(timerId);
+    vertx.cancelTimer(backlogTimerId);
+  }
+
+  private void poll() {
+    if (!leading() || running) {
+      return;
+    }
+    running = true;
+    LeaderTerm term = term();
+    round(term).onComplete(ar -> {
+      if (!stillIn(term)) {
+        return; // the next term starts afresh (running reset)
+      }
+      running = false;
+      if (ar.failed()) {
+        LOG.log(Level.WARNING, "webhook delivery round failed; retrying in " + settings.pollMs() + " ms", ar.cause());
+      } else if (ar.result()) {
+        poll();
+      }
+    });
+  }
+
+  /** One batch: claim, send every one, write the outcomes. True when the batch was full (more may wait). */
+  private Future<Boolean> round(LeaderTerm term) {
+    return store.claim(term.fence(), settings.batch(), settings.holdMs()).compose(claimed -> {
+      if (claimed.isEmpty()) {
+        return Future.succeededFuture(false);
+      }
+      List<Future<WebhookStore.Outcome>> tries = new ArrayList<>(claimed.size());
+      for (Claimed c : claimed) {
+        tries.add(deliver(c));
+      }
+      return Future.join(tries).transform(v -> {
+        List<WebhookStore.Outcome> outcomes = new ArrayList<>(tries.size());
+        tries.forEach(f -> outcomes.add(f.result()));
+        outcomes.forEach(o -> metrics.recordWebhookTry(o.delivered(), o.claim().tryNumber()));
+        return store.finish(outcomes).map(applied -> claimed.size() == settings.batch());
+      });
+    });
+  }
+
+  /** One try; never fails (every problem is a failed try). */
+  private Future<WebhookStore.Outcome> deliver(Claimed c) {
+    OffsetDateTime started = OffsetDateTime.ofInstant(Instant.ofEpochMilli(clock.nowMillis()), ZoneOffset.UTC);
+    long retryAfter = settings.retryAfterMs(c.tryNumber());
+    String body = WebhookBody.of(c.taskId(), c.taskType(), c.status(), c.resultJson(), c.error(), c.attempts(),
+        c.finishedAt());
+    return keys.find(c.apiKey()).compose(key -> key.isEmpty()
+            ? Future.succeededFuture(new WebhookStore.Outcome(c, false, null,
+                "the key that submitted the task no longer exists: nothing to sign with", started, retryAfter))
+            : sender.post("notify_url", c.notifyUrl(), c.taskId(), body, key.get().secret(), clock.nowMillis(),
+                    settings.timeoutMs())
+                .map(p -> new WebhookStore.Outcome(c, p.ok(), p.status() == 0 ? null : p.status(), p.error(), started,
+                    retryAfter)))
+        .recover(e -> Future.succeededFuture(new WebhookStore.Outcome(c, false, null, "internal error: " + e,
+            started, retryAfter)));
+  }
+}
