@@ -12,6 +12,7 @@ import ax.client.invoker.ApiException;
 import ax.client.invoker.ApiResponse;
 import ax.client.model.Attempt;
 import ax.client.model.CancelResult;
+import ax.client.model.NotificationList;
 import ax.client.model.Problem;
 import ax.client.model.ProblemCode;
 import ax.client.model.Schedule;
@@ -83,6 +84,25 @@ class JavaClientIT {
 
     TaskList page = tasks.listTasks(TaskStatus.SUCCESS, "client.java", 10, null, null);
     assertTrue(page.getItems().stream().anyMatch(t -> t.getTaskId().equals(id)), "listed: " + page);
+  }
+
+  @Test
+  void aChildNamedInDependsOnWaitsAndAWebhookIsListedThroughTheGeneratedModels() throws Exception {
+    TaskCreated parent = tasks.createTask(new TaskRequest().taskType("client.java.parent").processor("nobody")
+        .delayMs(3_600_000L));
+    TaskCreated child = tasks.createTask(new TaskRequest().taskType("client.java.child")
+        .callbackUrl(URI.create(node.callbackUrl())).notifyUrl(URI.create(node.callbackUrl()))
+        .dependsOn(java.util.Set.of(parent.getTaskId())));
+    assertEquals(TaskStatus.CREATED, child.getStatus(), "waits for its parent");
+    Task stored = tasks.getTask(child.getTaskId());
+    assertEquals(List.of(parent.getTaskId()), stored.getDependsOn());
+    assertEquals(node.callbackUrl(), stored.getNotifyUrl());
+
+    tasks.cancelTask(parent.getTaskId());
+    Task skipped = awaitStatus(child.getTaskId(), TaskStatus.SKIPPED);
+    assertEquals("dependency " + parent.getTaskId() + " ended CANCELLED", skipped.getError());
+    NotificationList hooks = tasks.listTaskNotifications(child.getTaskId());
+    assertNotNull(hooks.getItems());
   }
 
   @Test
