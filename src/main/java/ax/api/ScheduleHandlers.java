@@ -4,7 +4,6 @@ import ax.bus.Addresses;
 import ax.signing.RequestSigning;
 import ax.store.RecurringScheduleStore;
 import ax.store.RecurringScheduleStore.ScheduleRow;
-import ax.wheel.ScheduledTask;
 import io.vertx.core.Future;
 import io.vertx.core.Vertx;
 import io.vertx.core.json.JsonArray;
@@ -145,8 +144,17 @@ final class ScheduleHandlers {
     });
   }
 
+  /** Ids for a triggered occurrence's shards; the slot lease was checked for its own id a moment ago. */
+  private long shardId() {
+    try {
+      return submitter.newId();
+    } catch (InvalidRequest e) {
+      throw new IllegalStateException(e.problem().detail());
+    }
+  }
+
   private void trigger(RoutingContext ctx, ApiPrincipal who, long id, long taskId) {
-    store.trigger(who.tenantId(), id, taskId).onComplete(ar -> {
+    store.trigger(who.tenantId(), id, taskId, this::shardId).onComplete(ar -> {
       if (ar.failed()) {
         ctx.fail(ar.cause());
       } else if (ar.result().isEmpty()) {
@@ -154,9 +162,9 @@ final class ScheduleHandlers {
       } else {
         RecurringScheduleStore.Triggered t = ar.result().get();
         if (!t.held()) {
-          submitter.toWheel(List.of(t.task()));
+          submitter.toWheel(t.tasks());
         }
-        HttpJson.send(ctx, 201, new JsonObject().put("task_id", Long.toString(t.task().taskId())));
+        HttpJson.send(ctx, 201, new JsonObject().put("task_id", Long.toString(t.taskId())));
       }
     });
   }

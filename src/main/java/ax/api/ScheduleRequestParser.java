@@ -129,9 +129,6 @@ public final class ScheduleRequestParser {
         throw InvalidRequest.field("task." + field, "is set per occurrence by the schedule, not in its template");
       }
     }
-    if (task.containsKey("shard_total")) {
-      throw InvalidRequest.field("task.shard_total", "sharded occurrences are not supported by this server yet");
-    }
     TaskRequestParser.Submission s;
     try {
       s = tasks.parse(task, nowMs);
@@ -145,6 +142,7 @@ public final class ScheduleRequestParser {
         + ",\"payload\":" + (s.payloadJson() == null ? "null" : s.payloadJson())
         + ",\"max_retry\":" + s.maxRetry() + ",\"priority\":" + s.priority() + ",\"timeout_ms\":" + s.timeoutMs()
         + ",\"notify_url\":" + (s.notifyUrl() == null ? "null" : JsonText.encode(s.notifyUrl()))
+        + ",\"shard_total\":" + s.shardTotal()
         + "}";
   }
 

@@ -75,7 +75,7 @@ public final class RecurringScheduleStore {
                             :scheduled::timestamptz[]) AS v(id, sid, trig, sched)) u
         JOIN schedules s ON s.schedule_id = u.sid
       ON CONFLICT (schedule_id, scheduled_time) WHERE schedule_id IS NOT NULL DO NOTHING
-      RETURNING task_id, schedule_id, scheduled_time, next_trigger_time, priority, status""");
+      RETURNING task_id, schedule_id, scheduled_time, next_trigger_time, priority, status, shard_total""");
 
   /**
    * {@code INSERT INTO tasks … SELECT} of occurrences: every column from the schedule row {@code s}'s
@@ -102,7 +102,8 @@ public final class RecurringScheduleStore {
                     WHEN s.template->>'processor' IS NOT NULL OR %2$s > now() THEN 'DELAYED' ELSE 'READY' END,
                (s.template->>'priority')::smallint, (s.template->>'max_retry')::smallint,
                (s.template->>'timeout_ms')::int, s.template->>'callback_url', s.template->>'processor',
-               s.template->'payload', 1, s.schedule_id, %3$s, s.template->>'notify_url'
+               s.template->'payload', COALESCE((s.template->>'shard_total')::int, 1), s.schedule_id, %3$s,
+               s.template->>'notify_url'
         """.formatted(id, trigger, scheduled, earlierInThisInsert);
   }
 
@@ -131,8 +132,13 @@ public final class RecurringScheduleStore {
    * they stay as CANCELLED tasks, the record of due times that did not run (API.md).
    */
   private static final Sql CANCEL_PENDING = Sql.of("""
+      WITH cancelled AS (
+        UPDATE tasks SET status = 'CANCELLED', error = :why, updated_at = now()
+         WHERE schedule_id = :id AND status IN ('CREATED','DELAYED','READY')
+        RETURNING task_id
+      )
       UPDATE tasks SET status = 'CANCELLED', error = :why, updated_at = now()
-       WHERE schedule_id = :id AND status IN ('CREATED','DELAYED','READY')""");
+       WHERE parent_id IN (SELECT task_id FROM cancelled) AND status IN ('CREATED','DELAYED','READY')""");
 
   private static final Sql PAUSE = Sql.of("""
       UPDATE schedules SET status = 'PAUSED', updated_at = now()
@@ -151,7 +157,9 @@ public final class RecurringScheduleStore {
       WITH gone AS (
         DELETE FROM tasks WHERE schedule_id = :id AND status IN ('CREATED','DELAYED','READY') AND attempt = 0
                             AND NOT has_dependants
-        RETURNING scheduled_time
+        RETURNING task_id, scheduled_time
+      ), shards AS (
+        DELETE FROM tasks WHERE parent_id IN (SELECT task_id FROM gone)
       ), counted AS (
         SELECT count(*) AS n, min(scheduled_time) AS first FROM gone
       )
@@ -195,7 +203,7 @@ public final class RecurringScheduleStore {
       )
       """ + insertOccurrences(":task_id", "t.at", "t.at", "false") + """
         FROM s, t
-      RETURNING task_id, next_trigger_time, priority, status""");
+      RETURNING task_id, schedule_id, scheduled_time, next_trigger_time, priority, status, shard_total""");
 
   private static final Sql LIST = Sql.of("""
       SELECT\s""" + COLUMNS + """
@@ -297,24 +305,28 @@ public final class RecurringScheduleStore {
   }
 
   /**
-   * An occurrence created on demand. {@code held}: it waits in CREATED for the one under way (overlap
-   * skip or buffer_one) and must not go to the wheel yet.
+   * An occurrence created on demand: it and its shards, for the wheel. {@code held}: it waits in CREATED
+   * for the one under way (overlap skip or buffer_one) and must not go to the wheel yet.
    */
-  public record Triggered(ScheduledTask task, boolean held) {
+  public record Triggered(List<ScheduledTask> tasks, boolean held) {
+    public long taskId() {
+      return tasks.get(0).taskId();
+    }
   }
 
-  /** One occurrence now; empty when the schedule has ended (or is not theirs). */
-  public Future<Optional<Triggered>> trigger(String tenantId, long scheduleId, long taskId) {
-    return pool.preparedQuery(TRIGGER.text()).execute(TRIGGER.params().set("id", scheduleId).set("tenant", tenantId)
-        .set("task_id", taskId).tuple()).map(rows -> {
+  /**
+   * One occurrence now (and its shards, for a sharded template; ids from {@code shardIds}); empty when
+   * the schedule has ended (or is not theirs).
+   */
+  public Future<Optional<Triggered>> trigger(String tenantId, long scheduleId, long taskId, LongSupplier shardIds) {
+    return pool.withTransaction(conn -> conn.preparedQuery(TRIGGER.text()).execute(TRIGGER.params()
+        .set("id", scheduleId).set("tenant", tenantId).set("task_id", taskId).tuple()).compose(rows -> {
           if (rows.size() == 0) {
-            return Optional.empty();
+            return Future.succeededFuture(Optional.<Triggered>empty());
           }
-          Row r = rows.iterator().next();
-          return Optional.of(new Triggered(new ScheduledTask(r.getLong("task_id"),
-              r.getOffsetDateTime("next_trigger_time").toInstant().toEpochMilli(), r.getShort("priority")),
-              HELD.equals(r.getString("status"))));
-        });
+          CreatedOccurrence c = created(rows.iterator().next(), shardIds);
+          return insertShards(conn, List.of(c)).map(v -> Optional.of(new Triggered(c.forWheel(), c.held())));
+        }));
   }
 
   /** A page of the tenant's schedules, newest first, after {@code (afterCreated, afterId)} when given. */
@@ -371,13 +383,12 @@ public final class RecurringScheduleStore {
     return conn.preparedQuery(INSERT_OCCURRENCES.text()).execute(writes.occurrences(INSERT_OCCURRENCES.params()))
         .compose(rows -> {
           List<CreatedOccurrence> created = new ArrayList<>(rows.rowCount());
-          rows.forEach(r -> created.add(new CreatedOccurrence(r.getLong("task_id"), r.getLong("schedule_id"),
-              r.getOffsetDateTime("scheduled_time").toInstant(), r.getOffsetDateTime("next_trigger_time").toInstant(),
-              r.getShort("priority"), HELD.equals(r.getString("status")))));
-          return conn.preparedQuery(INSERT_MISFIRES.text()).execute(writes.misfires(INSERT_MISFIRES.params()))
+          rows.forEach(r -> created.add(created(r, ids)));
+          return insertShards(conn, created)
+              .compose(v -> conn.preparedQuery(INSERT_MISFIRES.text()).execute(writes.misfires(INSERT_MISFIRES.params())))
               .compose(v -> conn.preparedQuery(ADVANCE.text()).execute(writes.advance(ADVANCE.params(), created)))
               .map(v -> new Materialised(due.size(), created.size(), misfiredTotal,
-                  created.stream().filter(c -> !c.held()).map(CreatedOccurrence::forWheel).toList()));
+                  created.stream().filter(c -> !c.held()).flatMap(c -> c.forWheel().stream()).toList()));
         });
   }
 
@@ -407,12 +418,53 @@ public final class RecurringScheduleStore {
     return s.maxRuns() != null && s.runs() >= s.maxRuns() || s.endAt() != null && s.nextDue().isAfter(s.endAt());
   }
 
-  /** An occurrence the insert really created; {@code held} ones wait for the one under way (overlap). */
+  /**
+   * An occurrence the insert really created, with the ids of its shards (none unless its template is
+   * sharded); {@code held} ones wait for the one under way (overlap).
+   */
   record CreatedOccurrence(long taskId, long scheduleId, Instant scheduledTime, Instant nextTriggerTime,
-                           int priority, boolean held) {
-    ScheduledTask forWheel() {
-      return new ScheduledTask(taskId, nextTriggerTime.toEpochMilli(), priority);
+                           int priority, boolean held, long[] shardIds) {
+    /** The occurrence and its shards: the wheel takes both, like a submitted sharded task's. */
+    List<ScheduledTask> forWheel() {
+      List<ScheduledTask> out = new ArrayList<>(1 + shardIds.length);
+      out.add(new ScheduledTask(taskId, nextTriggerTime.toEpochMilli(), priority));
+      for (long shard : shardIds) {
+        out.add(new ScheduledTask(shard, nextTriggerTime.toEpochMilli(), priority));
+      }
+      return out;
     }
+  }
+
+  /** A row the occurrence insert returned; a sharded one gets its shards' ids here. */
+  private static CreatedOccurrence created(Row r, LongSupplier ids) {
+    int shards = r.getInteger("shard_total");
+    long[] shardIds = new long[shards > 1 ? shards : 0];
+    for (int i = 0; i < shardIds.length; i++) {
+      shardIds[i] = ids.getAsLong();
+    }
+    return new CreatedOccurrence(r.getLong("task_id"), r.getLong("schedule_id"),
+        r.getOffsetDateTime("scheduled_time").toInstant(), r.getOffsetDateTime("next_trigger_time").toInstant(),
+        r.getShort("priority"), HELD.equals(r.getString("status")), shardIds);
+  }
+
+  /** The shards of the sharded occurrences just created, in one statement (none: no round trip). */
+  private static Future<Void> insertShards(SqlConnection conn, List<CreatedOccurrence> created) {
+    List<Long> shardIds = new ArrayList<>();
+    List<Long> parents = new ArrayList<>();
+    List<Integer> indexes = new ArrayList<>();
+    for (CreatedOccurrence c : created) {
+      for (int i = 0; i < c.shardIds().length; i++) {
+        shardIds.add(c.shardIds()[i]);
+        parents.add(c.taskId());
+        indexes.add(i);
+      }
+    }
+    if (shardIds.isEmpty()) {
+      return Future.succeededFuture();
+    }
+    return conn.preparedQuery(TaskStore.INSERT_SHARDS.text()).execute(TaskStore.INSERT_SHARDS.params()
+        .set("shard_ids", shardIds.toArray(new Long[0])).set("parents", parents.toArray(new Long[0]))
+        .set("indexes", indexes.toArray(new Integer[0])).tuple()).mapEmpty();
   }
 
   static ScheduleRow read(Row r) {

@@ -101,14 +101,30 @@ public final class TaskStore {
       ON CONFLICT (tenant_id, task_type, biz_key) WHERE biz_key IS NOT NULL DO NOTHING
       RETURNING\s""" + COLUMNS);
 
-  /** The shards of a just-inserted parent: copies of it with parent_id and shard_index 0..N-1. */
-  private static final Sql INSERT_SHARDS = Sql.of("""
+  /**
+   * The shards of just-inserted parents (a submitted sharded task, sharded occurrences): copies of their
+   * parent with parent_id and shard_index, the same status (a held parent's shards are held with it).
+   */
+  static final Sql INSERT_SHARDS = Sql.of("""
       INSERT INTO tasks (task_id, tenant_id, api_key, task_type, trigger_time, next_trigger_time, status, priority,
                          max_retry, timeout_ms, processor, payload, shard_total, parent_id, shard_index)
       SELECT c.id, p.tenant_id, p.api_key, p.task_type, p.trigger_time, p.next_trigger_time, p.status, p.priority,
-             p.max_retry, p.timeout_ms, p.processor, p.payload, p.shard_total, p.task_id, (c.ord - 1)::int
-        FROM tasks p, unnest(:shard_ids::bigint[]) WITH ORDINALITY AS c(id, ord)
-       WHERE p.task_id = :parent""");
+             p.max_retry, p.timeout_ms, p.processor, p.payload, p.shard_total, p.task_id, c.idx
+        FROM unnest(:shard_ids::bigint[], :parents::bigint[], :indexes::int[]) AS c(id, parent, idx)
+        JOIN tasks p ON p.task_id = c.parent""");
+
+  /** The parameters of {@link #INSERT_SHARDS} for one parent's shards {@code 0..ids.length-1}. */
+  static Tuple shardsOf(long parent, long[] ids) {
+    Long[] shardIds = new Long[ids.length];
+    Long[] parents = new Long[ids.length];
+    Integer[] indexes = new Integer[ids.length];
+    for (int i = 0; i < ids.length; i++) {
+      shardIds[i] = ids[i];
+      parents[i] = parent;
+      indexes[i] = i;
+    }
+    return INSERT_SHARDS.params().set("shard_ids", shardIds).set("parents", parents).set("indexes", indexes).tuple();
+  }
 
   private static final Sql FIND_BY_BIZ_KEY = Sql.of(
       "SELECT " + READ_COLUMNS + " FROM tasks WHERE tenant_id = :tenant AND task_type = :task_type AND biz_key = :biz_key");
@@ -292,12 +308,7 @@ public final class TaskStore {
       if (rows.rowCount() != 1 || childIds.length == 0) {
         return Future.succeededFuture(rows);
       }
-      Long[] ids = new Long[childIds.length];
-      for (int i = 0; i < ids.length; i++) {
-        ids[i] = childIds[i];
-      }
-      return client.preparedQuery(INSERT_SHARDS.text()).execute(INSERT_SHARDS.params().set("parent", t.taskId())
-          .set("shard_ids", ids).tuple()).map(rows);
+      return client.preparedQuery(INSERT_SHARDS.text()).execute(shardsOf(t.taskId(), childIds)).map(rows);
     }).compose(rows -> inserted(t, rows))
         .map(ins -> ins.duplicate() ? ins : new Inserted(ins.task(), false, childIds));
   }

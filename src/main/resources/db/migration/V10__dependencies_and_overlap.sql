@@ -203,9 +203,18 @@ BEGIN
         updated_at        = now()
        WHERE task_id = first_held
       RETURNING task_id, next_trigger_time, priority
+    ), shards AS ( -- a sharded occurrence's shards were held with it
+      UPDATE tasks s SET status = 'DELAYED', next_trigger_time = r.next_trigger_time, updated_at = now()
+        FROM released r
+       WHERE s.parent_id = r.task_id AND s.status = 'CREATED'
+      RETURNING s.task_id, s.next_trigger_time, s.priority
+    ), ready AS (
+      SELECT task_id, next_trigger_time, priority FROM released
+      UNION ALL
+      SELECT task_id, next_trigger_time, priority FROM shards
     )
     SELECT array_agg(task_id), array_agg(next_trigger_time), array_agg(priority) INTO ids, triggers, priorities
-      FROM released;
+      FROM ready;
     PERFORM ax_announce_ready(ids, triggers, priorities);
   END IF;
 
@@ -214,7 +223,11 @@ BEGIN
                      error = 'overlap ' || policy || ': the previous occurrence had not ended at the due time'
      WHERE schedule_id = NEW.schedule_id AND status = 'CREATED' AND scheduled_time < now()
        AND task_id IS DISTINCT FROM first_held
-    RETURNING 1
+    RETURNING task_id, error
+  ), shards AS (
+    UPDATE tasks s SET status = 'SKIPPED', finished_at = now(), updated_at = now(), error = g.error
+      FROM gone g
+     WHERE s.parent_id = g.task_id AND s.status = 'CREATED'
   )
   SELECT count(*) INTO n FROM gone;
   IF n > 0 THEN

@@ -50,7 +50,7 @@ class ScheduleRequestParserTest {
     Definition d = parser.parse(new JsonObject().put("every_ms", 30_000).put("task", task), NOW);
     assertEquals("{\"task_type\":\"cache.refresh\",\"callback_url\":null,\"processor\":\"refresh\","
         + "\"payload\":{\"big\":123456789012345678901234567890.5},\"max_retry\":2,\"priority\":5,\"timeout_ms\":60000,"
-        + "\"notify_url\":null}", d.templateJson());
+        + "\"notify_url\":null,\"shard_total\":1}", d.templateJson());
     assertEquals(Instant.ofEpochMilli(NOW), d.firstDue(), "a fixed rate starts at start_at, now by default");
     assertEquals(Instant.ofEpochMilli(NOW + 120_000), d.nextFireTimes().get(4));
   }

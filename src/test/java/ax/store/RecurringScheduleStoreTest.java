@@ -194,18 +194,21 @@ class RecurringScheduleStoreTest {
     assertNull(ended.nextDue());
     assertTrue(occurrences(s.scheduleId()).stream().allMatch(r -> "CANCELLED".equals(r.getString("status"))));
     assertTrue(store.end("tenant-a", s.scheduleId()).await().isEmpty());
-    assertTrue(store.trigger("tenant-a", s.scheduleId(), IDS.incrementAndGet()).await().isEmpty(),
+    assertTrue(store.trigger("tenant-a", s.scheduleId(), IDS.incrementAndGet(), IDS::incrementAndGet).await()
+        .isEmpty(),
         "an ended schedule cannot be triggered");
   }
 
   @Test
   void triggerCreatesOneOccurrenceNowOutsideTheSequence() {
     ScheduleRow s = everySecond(Instant.ofEpochMilli(db.dbNow() + 60_000), "fire_once", null);
-    assertTrue(store.trigger("tenant-b", s.scheduleId(), IDS.incrementAndGet()).await().isEmpty(),
+    assertTrue(store.trigger("tenant-b", s.scheduleId(), IDS.incrementAndGet(), IDS::incrementAndGet).await()
+        .isEmpty(),
         "another tenant's schedule does not exist for them");
     long taskId = IDS.incrementAndGet();
-    RecurringScheduleStore.Triggered triggered = store.trigger("tenant-a", s.scheduleId(), taskId).await().orElseThrow();
-    assertEquals(taskId, triggered.task().taskId());
+    RecurringScheduleStore.Triggered triggered = store.trigger("tenant-a", s.scheduleId(), taskId, IDS::incrementAndGet)
+        .await().orElseThrow();
+    assertEquals(taskId, triggered.taskId());
     assertFalse(triggered.held(), "overlap allow: nothing holds it");
     Row row = occurrences(s.scheduleId()).get(0);
     assertEquals("READY", row.getString("status"), "an HTTP occurrence due now");
@@ -343,14 +346,44 @@ class RecurringScheduleStoreTest {
   @Test
   void triggerHoldsTheOccurrenceWhileAnotherRunsUnderOverlapSkip() {
     ScheduleRow s = everySecond(Instant.ofEpochMilli(db.dbNow() + 60_000), "fire_once", null, "skip");
-    RecurringScheduleStore.Triggered first = store.trigger("tenant-a", s.scheduleId(), IDS.incrementAndGet()).await()
-        .orElseThrow();
+    RecurringScheduleStore.Triggered first = store.trigger("tenant-a", s.scheduleId(), IDS.incrementAndGet(),
+        IDS::incrementAndGet).await().orElseThrow();
     assertFalse(first.held());
-    RecurringScheduleStore.Triggered second = store.trigger("tenant-a", s.scheduleId(), IDS.incrementAndGet()).await()
-        .orElseThrow();
+    RecurringScheduleStore.Triggered second = store.trigger("tenant-a", s.scheduleId(), IDS.incrementAndGet(),
+        IDS::incrementAndGet).await().orElseThrow();
     assertTrue(second.held(), "the first has not ended");
     assertTrue(store.pause("tenant-a", s.scheduleId()).await().isPresent());
     assertEquals(List.of(), statuses(occurrences(s.scheduleId())),
         "pausing takes back held occurrences like every other one that has not fired");
+  }
+
+  @Test
+  void aShardedTemplateMakesEachOccurrenceWithItsShardsAndTakingBackRemovesThemToo() {
+    String sharded = """
+        {"task_type":"report.build","callback_url":null,"processor":"reports","payload":null,"max_retry":1,\
+        "priority":5,"timeout_ms":5000,"notify_url":null,"shard_total":3}""";
+    Instant start = Instant.ofEpochMilli(db.dbNow() + 2_000);
+    ScheduleRow s = store.create(new ScheduleRow(IDS.incrementAndGet(), "tenant-a", "key-a", null, null, 1_000L, null,
+        "UTC", start, null, null, "fire_once", "allow", sharded, "ACTIVE", start, 0, 0, 0, null, null, null)).await();
+    Materialised m = pass(5_000);
+    assertTrue(m.created() >= 2, "occurrences in the window: " + m.created());
+    assertEquals(4 * m.created(), m.toWheel().size(), "each occurrence and its three shards go to the wheel");
+    List<Row> occurrences = occurrences(s.scheduleId());
+    for (Row o : occurrences) {
+      assertEquals(3, o.getInteger("shard_total"));
+      List<Row> shards = new ArrayList<>();
+      db.pool.query("SELECT * FROM tasks WHERE parent_id = " + o.getLong("task_id") + " ORDER BY shard_index")
+          .execute().await().forEach(shards::add);
+      assertEquals(List.of(0, 1, 2), shards.stream().map(r -> r.getInteger("shard_index")).toList());
+      assertTrue(shards.stream().allMatch(r -> r.getLong("schedule_id") == null
+          && "DELAYED".equals(r.getString("status"))), "shards are not occurrences themselves");
+    }
+    RecurringScheduleStore.Triggered now = store.trigger("tenant-a", s.scheduleId(), IDS.incrementAndGet(),
+        IDS::incrementAndGet).await().orElseThrow();
+    assertEquals(4, now.tasks().size(), "a triggered occurrence comes with its shards");
+
+    assertTrue(store.pause("tenant-a", s.scheduleId()).await().isPresent());
+    assertEquals(0L, db.pool.query("SELECT count(*) FROM tasks").execute().await().iterator().next().getLong(0),
+        "pausing takes back occurrences and their shards");
   }
 }
