@@ -501,7 +501,9 @@ final class FuzzRequests {
             // differs in case only: not a duplicate, an unknown member
             case "case" -> o -> o.with("TASK_TYPE", str("fz.other"));
             default -> o -> {
-              J v = o.get(field);
+              // A payload is written again small: three copies of a 64 KiB one would pass the body limit
+              // (413 before any JSON is read), which is another case.
+              J v = field.equals("payload") ? null : o.get(field);
               return o.with(field, v == null ? num(1) : v).with(field, v == null ? num(2) : v);
             };
           };

@@ -37,7 +37,9 @@ class ScheduleFailoverIT {
       int leader = ax.awaitLeader(30_000);
       int standby = 1 - leader;
       ApiClient api = ax.api(standby);
-      Instant start = Instant.ofEpochMilli((System.currentTimeMillis() / 1_000 + 4) * 1_000);
+      // Far enough ahead that all 200 are stored before it, on a loaded machine too: a start that has
+      // passed when a schedule is stored begins at that moment, and its window would shift.
+      Instant start = Instant.ofEpochMilli((System.currentTimeMillis() / 1_000 + 10) * 1_000);
       List<String> ids = new ArrayList<>();
       for (int i = 0; i < SCHEDULES; i++) {
         ApiClient.Reply r = api.post("/openapi/v1/schedules", new JsonObject().put("every_ms", 1_000)
@@ -47,6 +49,7 @@ class ScheduleFailoverIT {
         assertEquals(201, r.status(), r.raw().body());
         ids.add(r.body().getString("schedule_id"));
       }
+      assertTrue(System.currentTimeMillis() < start.toEpochMilli(), "the schedules took too long to create");
       long killAt = start.toEpochMilli() + 5_500;
       Thread.sleep(Math.max(0, killAt - System.currentTimeMillis()));
       ax.nodes.get(leader).killHard();
