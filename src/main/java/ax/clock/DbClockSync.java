@@ -9,7 +9,7 @@ import java.util.logging.Logger;
 
 /**
  * Keeps a {@link DbClock} anchored: reads the database clock at start and then every interval, and
- * records the node's offset (wall clock − database clock) for the {@code ax_clock_offset_ms} gauge
+ * records the node's offset (wall clock − database clock) for the {@code ax_clock_offset_seconds} gauge
  * (alert above 50 ms). The wall clock is read only for that gauge.
  */
 public final class DbClockSync {

@@ -19,6 +19,7 @@ import java.net.URI;
 import java.nio.charset.StandardCharsets;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicBoolean;
 import ax.clock.Rfc3339;
 
 /**
@@ -26,15 +27,20 @@ import ax.clock.Rfc3339;
  * client, signed with the submitting key's secret. The URL is checked again here (it was checked at
  * submission, but DNS may have changed): every resolved address must pass, and the connection goes to
  * the checked address. Redirects are not followed. {@code timeout_ms} bounds the whole exchange.
- * Never fails its future: every problem becomes a failed {@link Outcome}.
+ * Never fails its future: every problem becomes a failed {@link Outcome}. The caller hears when the
+ * request has been written to the connection (the hand-over, R9's {@code schedule_delay}), before the
+ * answer comes.
  */
 public final class HttpTargetInvoker {
   public static final int MAX_RESULT_BYTES = 64 * 1024;
 
-  /** What one call produced; {@code resultJson} is JSON text (a string value when the body was not JSON). */
-  public record Outcome(boolean success, String resultJson, String error, boolean timedOut) {
-    static Outcome failed(String error) {
-      return new Outcome(false, null, error, false);
+  /**
+   * What one call produced; {@code resultJson} is JSON text (a string value when the body was not JSON).
+   * {@code sent}: the request was written to the connection (whatever came back, if anything).
+   */
+  public record Outcome(boolean success, String resultJson, String error, boolean timedOut, boolean sent) {
+    public static Outcome notSent(String error) {
+      return new Outcome(false, null, error, false, false);
     }
   }
 
@@ -79,24 +85,29 @@ public final class HttpTargetInvoker {
     return t;
   }
 
-  public Future<Outcome> invoke(HttpTask task, String secret, long firedAtMs) {
+  /**
+   * @param onSent run once, on the request's context, when the request has been written to the connection
+   *               (not run when it never was, or when {@code timeout_ms} passed first)
+   */
+  public Future<Outcome> invoke(HttpTask task, String secret, long firedAtMs, Runnable onSent) {
     Target target = target(task.callbackUrl());
     if (!target.syntax().allowed()) {
-      return Future.succeededFuture(Outcome.failed("callback_url refused at send time: " + target.syntax().detail()));
+      return Future.succeededFuture(Outcome.notSent("callback_url refused at send time: " + target.syntax().detail()));
     }
     String host = target.host();
     return resolver.resolve(host)
         .compose(addresses -> {
           CallbackUrlPolicy.Verdict v = policy.checkResolved(host, addresses);
           if (!v.allowed()) {
-            return Future.succeededFuture(Outcome.failed("callback_url refused at send time: " + v.detail()));
+            return Future.succeededFuture(Outcome.notSent("callback_url refused at send time: " + v.detail()));
           }
-          return send(task, target, addresses.get(0), secret, firedAtMs);
+          return send(task, target, addresses.get(0), secret, firedAtMs, onSent);
         })
-        .recover(e -> Future.succeededFuture(Outcome.failed("cannot resolve " + host + ": " + e.getMessage())));
+        .recover(e -> Future.succeededFuture(Outcome.notSent("cannot resolve " + host + ": " + e.getMessage())));
   }
 
-  private Future<Outcome> send(HttpTask task, Target target, InetAddress address, String secret, long firedAtMs) {
+  private Future<Outcome> send(HttpTask task, Target target, InetAddress address, String secret, long firedAtMs,
+                               Runnable onSent) {
     boolean tls = target.tls();
     int port = target.port();
     String path = target.path();
@@ -114,8 +125,9 @@ public final class HttpTargetInvoker {
         .putHeader("x-ax-signature", OutboundSignature.header(secret, firedAtMs, body));
 
     Promise<Outcome> result = Promise.promise();
-    long timer = vertx.setTimer(task.timeoutMs(), id ->
-        result.tryComplete(new Outcome(false, null, "no response within timeout_ms=" + task.timeoutMs(), true)));
+    AtomicBoolean written = new AtomicBoolean();
+    long timer = vertx.setTimer(task.timeoutMs(), id -> result.tryComplete(
+        new Outcome(false, null, "no response within timeout_ms=" + task.timeoutMs(), true, written.get())));
     client.request(options)
         .compose(req -> {
           // Failures reach us through send()'s future and the response's handlers; without this a
@@ -130,12 +142,19 @@ public final class HttpTargetInvoker {
               req.reset(); // give the connection back; the receiver sees the request aborted
             }
           });
-          return req.send(Buffer.buffer(body));
+          // send(body) is end(body) + response(); split so the write's completion marks the hand-over
+          req.end(Buffer.buffer(body)).onSuccess(v -> {
+            if (!result.future().isComplete() && written.compareAndSet(false, true)) {
+              onSent.run();
+            }
+          });
+          return req.response();
         })
         .compose(this::readLimited)
         .onComplete(ar -> {
           vertx.cancelTimer(timer);
-          result.tryComplete(ar.succeeded() ? ar.result() : Outcome.failed("request failed: " + ar.cause().getMessage()));
+          result.tryComplete(ar.succeeded() ? ar.result()
+              : new Outcome(false, null, "request failed: " + ar.cause().getMessage(), false, written.get()));
         });
     return result.future();
   }
@@ -155,14 +174,15 @@ public final class HttpTargetInvoker {
         truncated[0] = true;
       }
     });
-    resp.exceptionHandler(e -> p.tryComplete(Outcome.failed("reading the response failed: " + e.getMessage())));
+    resp.exceptionHandler(e -> p.tryComplete(
+        new Outcome(false, null, "reading the response failed: " + e.getMessage(), false, true)));
     resp.endHandler(v -> {
       int code = resp.statusCode();
       if (code >= 200 && code < 300) {
-        p.tryComplete(new Outcome(true, resultJson(acc, truncated[0]), null, false));
+        p.tryComplete(new Outcome(true, resultJson(acc, truncated[0]), null, false, true));
       } else {
         String snippet = acc.length() > 512 ? acc.getString(0, 512) : acc.toString();
-        p.tryComplete(Outcome.failed("HTTP " + code + (snippet.isBlank() ? "" : ": " + snippet)));
+        p.tryComplete(new Outcome(false, null, "HTTP " + code + (snippet.isBlank() ? "" : ": " + snippet), false, true));
       }
     });
     return p.future();
