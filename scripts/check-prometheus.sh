@@ -3,11 +3,14 @@
 #   1. the rule files parse and are valid        promtool check rules docker/prometheus/rules/*.yml
 #   2. the scrape config and its rule files      promtool check config docker/prometheus/prometheus.yml
 #   3. the rules' unit tests pass                promtool test rules docker/prometheus/tests/*.yml
-#   4. a live node's /metrics passes the linter  promtool check metrics (no complaint at all)
+#   4. the Grafana dashboard's queries parse      (each written into a rule file for promtool check rules)
+#   5. a live node's /metrics passes the linter  promtool check metrics (no complaint at all)
+# That every ax_ series the rules and the dashboard name is one a node exposes is checked by
+# DashboardMetricsTest (mvn verify).
 #
 #   scripts/check-prometheus.sh        (after `mvn -B -q install -DskipTests`: it starts target/ax.jar)
 #
-# For 4 it starts `java -jar target/ax.jar server` on free ports against a throwaway database on the
+# For 5 it starts `java -jar target/ax.jar server` on free ports against a throwaway database on the
 # PostgreSQL at PGHOST:PGPORT as PGUSER (default 127.0.0.1:5432, postgres, trust), submits a few tasks
 # (some called successfully, some that fail) so the histograms have samples, waits until their outcomes
 # are counted, scrapes /metrics, and stops the node by its PID and drops the database at the end.
@@ -53,7 +56,26 @@ promtool check rules docker/prometheus/rules/*.yml
 promtool check config docker/prometheus/prometheus.yml
 (cd docker/prometheus/tests && promtool test rules ./*.yml)
 
-# ---- 4: a live node's /metrics
+# ---- 4: the dashboard's PromQL parses ($__rate_interval and other Grafana variables replaced)
+python3 - docker/grafana/dashboards/*.json > "$work/dashboard-rules.yml" <<'PY'
+import json, re, sys
+print("groups:")
+for path in sys.argv[1:]:
+    print(f"  - name: {json.dumps(path)}\n    rules:")
+    def panels(ps):
+        for p in ps:
+            yield p
+            yield from panels(p.get("panels", []))
+    n = 0
+    for p in panels(json.load(open(path))["panels"]):
+        for t in p.get("targets", []):
+            expr = re.sub(r"\$__(rate_interval|interval|range)", "5m", t["expr"])
+            n += 1
+            print(f"      - record: dashboard:query:{n}\n        expr: {json.dumps(expr)}")
+PY
+promtool check rules "$work/dashboard-rules.yml" | sed 's/^/  dashboard: /'
+
+# ---- 5: a live node's /metrics
 [ -f target/ax.jar ] || fail "target/ax.jar is missing: run mvn -B -q install -DskipTests first"
 psql -q -d postgres -c "CREATE DATABASE $db" >/dev/null || fail "cannot create database $db on $PGHOST:$PGPORT"
 db_created=1
