@@ -43,11 +43,20 @@ public final class DbClockSync {
   }
 
   private Future<Void> syncOnce() {
+    long sentWallMs = System.currentTimeMillis();
     return store.nowMillis().map(dbMillis -> {
       long arrival = clock.monoNanos();
       clock.anchor(dbMillis, arrival);
-      offsetMs.set(System.currentTimeMillis() - dbMillis);
+      // The database read its clock somewhere within the round trip: compare it with the wall clock at the
+      // middle, so a slow round trip (the first, which opens a connection, took ~50 ms here) is not
+      // mistaken for clock skew by the 50 ms alert.
+      offsetMs.set(offset(sentWallMs, System.currentTimeMillis(), dbMillis));
       return null;
     });
+  }
+
+  /** Wall clock − database clock, the database's reading taken as the middle of the round trip. */
+  static long offset(long sentWallMs, long arrivedWallMs, long dbMillis) {
+    return sentWallMs + (arrivedWallMs - sentWallMs) / 2 - dbMillis;
   }
 }
