@@ -182,7 +182,8 @@ public final class HttpTargetInvoker {
         p.tryComplete(new Outcome(true, resultJson(acc, truncated[0]), null, false, true));
       } else {
         String snippet = acc.length() > 512 ? acc.getString(0, 512) : acc.toString();
-        p.tryComplete(new Outcome(false, null, "HTTP " + code + (snippet.isBlank() ? "" : ": " + snippet), false, true));
+        String error = "HTTP " + code + (snippet.isBlank() ? "" : ": " + snippet);
+        p.tryComplete(new Outcome(false, null, error, false, true));
       }
     });
     return p.future();

@@ -202,7 +202,8 @@ public final class AxMetrics {
     for (String cause : LOST_CAUSES) {
       attemptsLost.put(cause, attemptsLostCounter(cause));
     }
-    outcomesDropped = Counter.builder("ax_outcomes_dropped_total").description("call outcomes this node could not write")
+    outcomesDropped = Counter.builder("ax_outcomes_dropped_total")
+        .description("call outcomes this node could not write")
         .register(registry);
     gauge("ax_outcome_backlog", "outcomes of this node's calls waiting to be written", outcomeBacklog);
     rescuedRunning = recoveryCounter("running_timed_out");

@@ -422,7 +422,8 @@ public final class ExecutorVerticle extends TermBoundVerticle {
     for (ReadyTask t : p.tasks()) {
       if (accepted.contains(t.taskId())) {
         taken++;
-        metrics.recordHandedOver(AxMetrics.Target.EXECUTOR, nowMs - t.dueMs(), times == null ? 0 : nowNanos - times[0]);
+        metrics.recordHandedOver(AxMetrics.Target.EXECUTOR, nowMs - t.dueMs(),
+            times == null ? 0 : nowNanos - times[0]);
       }
     }
     if (taken < p.tasks().size()) {

@@ -142,8 +142,10 @@ class ExecutorIT {
             && System.currentTimeMillis() < deadline) {
           Thread.sleep(200);
         }
-        assertTrue(Health.metric(port, "ax_executor_refused_total", "kind=\"result\"") >= 1, "the late result is refused");
-        assertTrue(Health.metric(port, "ax_executor_refused_total", "kind=\"heartbeat\"") >= 1, "its heartbeat is refused");
+        assertTrue(Health.metric(port, "ax_executor_refused_total", "kind=\"result\"") >= 1,
+            "the late result is refused");
+        assertTrue(Health.metric(port, "ax_executor_refused_total", "kind=\"heartbeat\"") >= 1,
+            "its heartbeat is refused");
         paused.awaitOutput("registering again", Duration.ofSeconds(10));
         JsonObject t = get(api, id);
         assertEquals("SUCCESS", t.getString("status"));

@@ -256,7 +256,8 @@ class DashboardMetricsTest {
   @Test
   void theNamesFoundAreTheOnesWritten() {
     // the name pattern itself: whole names, not the tails of PromQL functions
-    Matcher m = NAME.matcher("max_over_time(ax_leader[5m]) + ax:execute_failure:ratio_rate5m + ax_execute_total{a=\"b\"}");
+    Matcher m = NAME.matcher(
+        "max_over_time(ax_leader[5m]) + ax:execute_failure:ratio_rate5m + ax_execute_total{a=\"b\"}");
     List<String> found = new ArrayList<>();
     while (m.find()) {
       found.add(m.group());
