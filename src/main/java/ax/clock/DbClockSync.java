@@ -9,7 +9,7 @@ import java.util.logging.Logger;
 
 /**
  * Keeps a {@link DbClock} anchored: reads the database clock at start and then every interval, and
- * records the node's offset (wall clock − database clock) for the {@code ax_clock_offset_ms} gauge
+ * records the node's offset (wall clock − database clock) for the {@code ax_clock_offset_seconds} gauge
  * (alert above 50 ms). The wall clock is read only for that gauge.
  */
 public final class DbClockSync {
@@ -43,11 +43,20 @@ public final class DbClockSync {
   }
 
   private Future<Void> syncOnce() {
+    long sentWallMs = System.currentTimeMillis();
     return store.nowMillis().map(dbMillis -> {
       long arrival = clock.monoNanos();
       clock.anchor(dbMillis, arrival);
-      offsetMs.set(System.currentTimeMillis() - dbMillis);
+      // The database read its clock somewhere within the round trip: compare it with the wall clock at the
+      // middle, so a slow round trip (the first, which opens a connection, took ~50 ms here) is not
+      // mistaken for clock skew by the 50 ms alert.
+      offsetMs.set(offset(sentWallMs, System.currentTimeMillis(), dbMillis));
       return null;
     });
+  }
+
+  /** Wall clock − database clock, the database's reading taken as the middle of the round trip. */
+  static long offset(long sentWallMs, long arrivedWallMs, long dbMillis) {
+    return sentWallMs + (arrivedWallMs - sentWallMs) / 2 - dbMillis;
   }
 }

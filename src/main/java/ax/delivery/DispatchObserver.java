@@ -1,5 +1,7 @@
 package ax.delivery;
 
+import ax.task.OutcomeTally;
+
 /**
  * What the executor dispatch tells the outside about its decisions, for metrics and logs. Called on the
  * dispatch's own thread; implementations must not block.
@@ -11,8 +13,11 @@ public interface DispatchObserver {
   /** Messages refused: {@code heartbeat} from an unknown session, {@code result} items not applied. */
   void refused(String kind, int count);
 
-  /** Outcomes recorded (results, and the failures of tasks an OFFLINE executor held). */
-  void outcomes(int successes, int failures);
+  /**
+   * Outcomes the database accepted (results, and the failures of tasks an OFFLINE executor held); those
+   * refused as late are not in it.
+   */
+  void outcomes(OutcomeTally tally);
 
   /** Retries (or re-fires) scheduled by recorded outcomes. */
   void retriesScheduled(int count);
@@ -36,7 +41,7 @@ public interface DispatchObserver {
     }
 
     @Override
-    public void outcomes(int successes, int failures) {
+    public void outcomes(OutcomeTally tally) {
     }
 
     @Override

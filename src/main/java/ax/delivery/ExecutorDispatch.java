@@ -25,6 +25,7 @@ import ax.task.Attempt;
 import ax.task.AttemptBudget;
 import ax.task.Completion;
 import ax.task.OutcomePolicy;
+import ax.task.OutcomeTally;
 import ax.task.ReadyTask;
 import ax.task.Settled;
 import ax.wheel.ScheduledTask;
@@ -88,7 +89,7 @@ public final class ExecutorDispatch {
   }
 
   /** Outcomes being written: of a result batch ({@code request} set) or of an OFFLINE executor's tasks. */
-  private record Completing(ResultRequest request, String executorId, List<Completion> batch, int successes) {
+  private record Completing(ResultRequest request, String executorId, List<Completion> batch) {
     boolean offline() {
       return request == null;
     }
@@ -290,7 +291,6 @@ public final class ExecutorDispatch {
 
   private void completeResults(ResultRequest request, Map<Long, AttemptBudget> lookedUp) {
     List<Completion> batch = new ArrayList<>(request.reported().size());
-    int successes = 0;
     for (ReportedOutcome r : request.reported()) {
       HandOvers.HandOver h = handed.in(r.taskId(), request.executorId(), r.attempt());
       int retryCount;
@@ -308,14 +308,13 @@ public final class ExecutorDispatch {
       }
       batch.add(r.success() ? outcomes.succeeded(r.taskId(), r.attempt(), retryCount, r.resultJson())
           : outcomes.failed(r.taskId(), r.attempt(), retryCount, maxRetry, r.error(), false, request.nowMs()));
-      successes += r.success() ? 1 : 0;
     }
     if (batch.isEmpty()) {
       answerResults(request, Set.of());
       return;
     }
     long id = nextId++;
-    completions.put(id, new Completing(request, request.executorId(), batch, successes));
+    completions.put(id, new Completing(request, request.executorId(), batch));
     out.add(new Complete(id, request.executorId(), batch));
   }
 
@@ -339,7 +338,7 @@ public final class ExecutorDispatch {
     for (Completion done : c.batch()) {
       handed.settle(done.taskId(), c.executorId(), done.attempt());
     }
-    observer.outcomes(c.successes(), c.batch().size() - c.successes());
+    observer.outcomes(OutcomeTally.of(c.batch(), settled));
     if (!retries.isEmpty()) {
       observer.retriesScheduled(retries.size());
       out.add(new ToWheel(retries));
@@ -684,7 +683,7 @@ public final class ExecutorDispatch {
           "executor " + executorId + " went OFFLINE (missed heartbeats) holding this attempt", false, nowMs));
     }
     long id = nextId++;
-    completions.put(id, new Completing(null, executorId, batch, 0));
+    completions.put(id, new Completing(null, executorId, batch));
     out.add(new Complete(id, executorId, batch));
     return done();
   }
@@ -749,6 +748,11 @@ public final class ExecutorDispatch {
   public int readyQueueSize() {
     ReadyQueue q = ready;
     return q == null ? 0 : q.size();
+  }
+
+  /** Executors by state (none when not leading). */
+  public ExecutorRegistry.Census census() {
+    return registry == null ? ExecutorRegistry.Census.NONE : registry.census();
   }
 
   /** The registered sessions (empty when not leading). */

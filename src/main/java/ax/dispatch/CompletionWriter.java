@@ -29,8 +29,8 @@ public final class CompletionWriter {
 
   /** What happened to the outcomes of a write. */
   public interface Listener {
-    /** {@code applied} of {@code requested} outcomes were accepted; the rest were stale (the task moved on). */
-    void written(List<Settled> applied, int requested);
+    /** Of the outcomes in {@code batch}, {@code applied} were accepted; the rest were stale (the task moved on). */
+    void written(List<Completion> batch, List<Settled> applied);
 
     /** Outcomes given up on: the backlog was full, or the database refused them for good. */
     void dropped(int outcomes, String why);
@@ -97,7 +97,7 @@ public final class CompletionWriter {
     return write.apply(batch).transform(ar -> {
       if (ar.succeeded()) {
         settled(batch);
-        listener.written(ar.result(), batch.size());
+        listener.written(batch, ar.result());
         return Future.succeededFuture();
       }
       if (StoreErrors.isTransient(ar.cause())) {

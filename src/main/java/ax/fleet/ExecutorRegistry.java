@@ -156,6 +156,20 @@ public final class ExecutorRegistry {
     return out;
   }
 
+  /** How many executors are in each state; {@code offline} are those whose tasks are still being settled. */
+  public record Census(int registered, int live, int suspect, int draining, int offline) {
+    public static final Census NONE = new Census(0, 0, 0, 0, 0);
+  }
+
+  public Census census() {
+    int[] n = new int[ExecutorSession.State.values().length];
+    for (ExecutorSession s : sessions.values()) {
+      n[s.state().ordinal()]++;
+    }
+    return new Census(n[ExecutorSession.State.REGISTERED.ordinal()], n[ExecutorSession.State.LIVE.ordinal()],
+        n[ExecutorSession.State.SUSPECT.ordinal()], n[ExecutorSession.State.DRAINING.ordinal()], quarantined.size());
+  }
+
   public Collection<ExecutorSession> sessions() {
     return sessions.values();
   }

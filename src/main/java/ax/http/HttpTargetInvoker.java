@@ -19,6 +19,7 @@ import java.net.URI;
 import java.nio.charset.StandardCharsets;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicBoolean;
 import ax.clock.Rfc3339;
 
 /**
@@ -26,13 +27,21 @@ import ax.clock.Rfc3339;
  * client, signed with the submitting key's secret. The URL is checked again here (it was checked at
  * submission, but DNS may have changed): every resolved address must pass, and the connection goes to
  * the checked address. Redirects are not followed. {@code timeout_ms} bounds the whole exchange.
- * Never fails its future: every problem becomes a failed {@link Outcome}.
+ * Never fails its future: every problem becomes a failed {@link Outcome}. The caller hears when the
+ * request has been written to the connection (the hand-over, R9's {@code schedule_delay}), before the
+ * answer comes.
  */
 public final class HttpTargetInvoker {
   public static final int MAX_RESULT_BYTES = 64 * 1024;
 
-  /** What one call produced; {@code resultJson} is JSON text (a string value when the body was not JSON). */
-  public record Outcome(boolean success, String resultJson, String error, boolean timedOut) {
+  /**
+   * What one call produced; {@code resultJson} is JSON text (a string value when the body was not JSON).
+   * {@code sent}: the request was written to the connection (whatever came back, if anything).
+   */
+  public record Outcome(boolean success, String resultJson, String error, boolean timedOut, boolean sent) {
+    public static Outcome notSent(String error) {
+      return new Outcome(false, null, error, false, false);
+    }
   }
 
   private final Vertx vertx;
@@ -78,11 +87,12 @@ public final class HttpTargetInvoker {
 
   /**
    * What one signed POST produced: {@code status} 0 when no response came (refused, unreachable, timed
-   * out); {@code resultJson} the 2xx body as stored JSON; {@code error} why it is not a 2xx.
+   * out); {@code resultJson} the 2xx body as stored JSON; {@code error} why it is not a 2xx;
+   * {@code sent}: the request was written to the connection (whatever came back, if anything).
    */
-  public record Posted(int status, String resultJson, String error, boolean timedOut) {
-    static Posted failed(String error) {
-      return new Posted(0, null, error, false);
+  public record Posted(int status, String resultJson, String error, boolean timedOut, boolean sent) {
+    static Posted notSent(String error) {
+      return new Posted(0, null, error, false, false);
     }
 
     public boolean ok() {
@@ -90,39 +100,49 @@ public final class HttpTargetInvoker {
     }
   }
 
-  public Future<Outcome> invoke(HttpTask task, String secret, long firedAtMs) {
+  /**
+   * @param onSent run once, on the request's context, when the request has been written to the connection
+   *               (not run when it never was, or when {@code timeout_ms} passed first)
+   */
+  public Future<Outcome> invoke(HttpTask task, String secret, long firedAtMs, Runnable onSent) {
     return post("callback_url", task.callbackUrl(), task.taskId(), requestBody(task, firedAtMs), secret, firedAtMs,
-        task.timeoutMs())
-        .map(p -> p.ok() ? new Outcome(true, p.resultJson(), null, false)
-            : new Outcome(false, null, p.error(), p.timedOut()));
+        task.timeoutMs(), onSent)
+        .map(p -> new Outcome(p.ok(), p.ok() ? p.resultJson() : null, p.error(), p.timedOut(), p.sent()));
+  }
+
+  /** As {@link #post(String, String, long, String, String, long, int, Runnable)}, without a hand-over hook. */
+  public Future<Posted> post(String field, String url, long taskId, String body, String secret, long signedAtMs,
+                             int timeoutMs) {
+    return post(field, url, taskId, body, secret, signedAtMs, timeoutMs, () -> { });
   }
 
   /**
    * POSTs {@code body} to {@code url} (named {@code field} in errors), signed with {@code secret} at
    * {@code signedAtMs}, the URL checked again against the policy and the addresses it resolves to now;
-   * {@code timeoutMs} bounds the whole exchange. Never fails its future.
+   * {@code timeoutMs} bounds the whole exchange. Never fails its future. HTTP targets and webhooks both
+   * go through here.
    */
   public Future<Posted> post(String field, String url, long taskId, String body, String secret, long signedAtMs,
-                             int timeoutMs) {
+                             int timeoutMs, Runnable onSent) {
     Target target = target(url);
     if (!target.syntax().allowed()) {
-      return Future.succeededFuture(Posted.failed(field + " refused at send time: " + target.syntax().detail()));
+      return Future.succeededFuture(Posted.notSent(field + " refused at send time: " + target.syntax().detail()));
     }
     String host = target.host();
     return resolver.resolve(host)
         .compose(addresses -> {
           CallbackUrlPolicy.Verdict v = policy.checkResolved(host, addresses);
           if (!v.allowed()) {
-            return Future.succeededFuture(Posted.failed(field + " refused at send time: " + v.detail()));
+            return Future.succeededFuture(Posted.notSent(field + " refused at send time: " + v.detail()));
           }
           return send(target, addresses.get(0), taskId, body.getBytes(StandardCharsets.UTF_8), secret, signedAtMs,
-              timeoutMs);
+              timeoutMs, onSent);
         })
-        .recover(e -> Future.succeededFuture(Posted.failed("cannot resolve " + host + ": " + e.getMessage())));
+        .recover(e -> Future.succeededFuture(Posted.notSent("cannot resolve " + host + ": " + e.getMessage())));
   }
 
   private Future<Posted> send(Target target, InetAddress address, long taskId, byte[] body, String secret,
-                              long signedAtMs, int timeoutMs) {
+                              long signedAtMs, int timeoutMs, Runnable onSent) {
     boolean tls = target.tls();
     int port = target.port();
     String path = target.path();
@@ -139,8 +159,9 @@ public final class HttpTargetInvoker {
         .putHeader("x-ax-signature", OutboundSignature.header(secret, signedAtMs, body));
 
     Promise<Posted> result = Promise.promise();
-    long timer = vertx.setTimer(timeoutMs, id ->
-        result.tryComplete(new Posted(0, null, "no response within timeout_ms=" + timeoutMs, true)));
+    AtomicBoolean written = new AtomicBoolean();
+    long timer = vertx.setTimer(timeoutMs, id -> result.tryComplete(
+        new Posted(0, null, "no response within timeout_ms=" + timeoutMs, true, written.get())));
     client.request(options)
         .compose(req -> {
           // Failures reach us through send()'s future and the response's handlers; without this a
@@ -155,12 +176,19 @@ public final class HttpTargetInvoker {
               req.reset(); // give the connection back; the receiver sees the request aborted
             }
           });
-          return req.send(Buffer.buffer(body));
+          // send(body) is end(body) + response(); split so the write's completion marks the hand-over
+          req.end(Buffer.buffer(body)).onSuccess(v -> {
+            if (!result.future().isComplete() && written.compareAndSet(false, true)) {
+              onSent.run();
+            }
+          });
+          return req.response();
         })
         .compose(this::readLimited)
         .onComplete(ar -> {
           vertx.cancelTimer(timer);
-          result.tryComplete(ar.succeeded() ? ar.result() : Posted.failed("request failed: " + ar.cause().getMessage()));
+          result.tryComplete(ar.succeeded() ? ar.result()
+              : new Posted(0, null, "request failed: " + ar.cause().getMessage(), false, written.get()));
         });
     return result.future();
   }
@@ -180,14 +208,15 @@ public final class HttpTargetInvoker {
         truncated[0] = true;
       }
     });
-    resp.exceptionHandler(e -> p.tryComplete(Posted.failed("reading the response failed: " + e.getMessage())));
+    resp.exceptionHandler(e -> p.tryComplete(
+        new Posted(0, null, "reading the response failed: " + e.getMessage(), false, true)));
     resp.endHandler(v -> {
       int code = resp.statusCode();
       if (code >= 200 && code < 300) {
-        p.tryComplete(new Posted(code, resultJson(acc, truncated[0]), null, false));
+        p.tryComplete(new Posted(code, resultJson(acc, truncated[0]), null, false, true));
       } else {
         String snippet = acc.length() > 512 ? acc.getString(0, 512) : acc.toString();
-        p.tryComplete(new Posted(code, null, "HTTP " + code + (snippet.isBlank() ? "" : ": " + snippet), false));
+        p.tryComplete(new Posted(code, null, "HTTP " + code + (snippet.isBlank() ? "" : ": " + snippet), false, true));
       }
     });
     return p.future();

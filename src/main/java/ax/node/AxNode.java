@@ -30,6 +30,7 @@ import ax.http.CallbackUrlPolicy;
 import ax.http.HostResolver;
 import ax.http.HttpTargetInvoker;
 import ax.metrics.AxMetrics;
+import ax.metrics.Registries;
 import ax.store.ApiKeyStore;
 import ax.store.AttemptStore;
 import ax.store.Database;
@@ -54,7 +55,6 @@ import ax.verticles.ReleasedTasksVerticle;
 import ax.verticles.WebhookVerticle;
 import ax.verticles.RecoveryScanVerticle;
 import ax.verticles.WheelVerticle;
-import io.micrometer.prometheusmetrics.PrometheusConfig;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import io.vertx.core.DeploymentOptions;
 import io.vertx.core.Future;
@@ -116,7 +116,7 @@ public final class AxNode {
     PgConnectOptions pg = Database.connectOptions(config.pgUrl());
     LOG.info(Database.migrate(pg));
 
-    PrometheusMeterRegistry registry = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
+    PrometheusMeterRegistry registry = Registries.prometheus();
     return buildVertx(registry).compose(v -> {
       vertx = v;
       return startOn(pg, registry);
@@ -127,7 +127,7 @@ public final class AxNode {
   private Future<Vertx> buildVertx(PrometheusMeterRegistry registry) {
     VertxOptions options = new VertxOptions().setMetricsOptions(new MicrometerMetricsOptions().setEnabled(true)
         .setJvmMetricsEnabled(true).setPrometheusOptions(new VertxPrometheusOptions().setEnabled(true))
-        // Per-request client metrics cost CPU on the dispatch hot path; ax_execute_total covers it.
+        // Per-request client metrics cost CPU on the dispatch hot path; ax_dispatch_* and ax_execute_total cover it.
         .addDisabledMetricsCategory(io.vertx.micrometer.MetricsDomain.HTTP_CLIENT));
     var builder = Vertx.builder().withMetrics(new MicrometerMetricsFactory(registry));
     AxConfig.ClusterSettings cluster = config.cluster();
@@ -237,7 +237,7 @@ public final class AxNode {
             metrics, DispatchSettings.of(config.executors().heartbeatMs(), tuning.ackTimeoutMs(),
                 config.executors().readyQueueCap()), outcomes, routing::selectorFor)))
         .compose(id -> deployBridge(metrics))
-        .compose(id -> vertx.deployVerticle(new LeaderVerticle(new LeaseStore(pool), backlog,
+        .compose(id -> vertx.deployVerticle(new LeaderVerticle(new LeaseStore(pool), backlog, metrics,
             new LeaderVerticle.Settings(LeaseStore.SCHEDULER, holder, cluster.localMember(), config.leaseTtlMs()))))
         .compose(id -> {
           leaderDeployment = id;

@@ -20,6 +20,28 @@ public record Completion(
     long nextDueMs,
     AttemptOutcome outcome) {
 
+  /** The attempt failed (or timed out). */
+  public boolean failed() {
+    return outcome == AttemptOutcome.FAILED || outcome == AttemptOutcome.TIMED_OUT;
+  }
+
+  /**
+   * The attempt failed and the task was already on a retry, so the attempt before it that counted failed
+   * too ("a task failing twice in a row", R9). A lost attempt in between counts as neither.
+   */
+  public boolean failedAgain() {
+    if (!failed()) {
+      return false;
+    }
+    int retriesBefore = status == TaskStatus.DELAYED ? retryCount - 1 : retryCount;
+    return retriesBefore >= 1;
+  }
+
+  /** SUCCESS or FAILED: the task is done, having used {@link #retryCount} retries. */
+  public boolean terminal() {
+    return status == TaskStatus.SUCCESS || status == TaskStatus.FAILED;
+  }
+
   /** How an attempt ended, as recorded in {@code task_attempts.outcome}. */
   public enum AttemptOutcome {
     SUCCESS,

@@ -16,6 +16,7 @@ import ax.store.ScheduleStore.Claimed;
 import ax.task.Completion;
 import ax.task.HttpTask;
 import ax.task.OutcomePolicy;
+import ax.task.OutcomeTally;
 import ax.task.ReadyTask;
 import ax.task.Settled;
 import ax.wheel.ScheduledTask;
@@ -91,8 +92,8 @@ public final class DispatchVerticle extends TermBoundVerticle {
     writer = new CompletionWriter(vertx, store::completeCalls, backlog, settings.claimBatch(),
         settings.completionLingerMs(), new CompletionWriter.Listener() {
           @Override
-          public void written(List<Settled> applied, int requested) {
-            onWritten(applied, requested);
+          public void written(List<Completion> batch, List<Settled> applied) {
+            onWritten(batch, applied);
           }
 
           @Override
@@ -133,7 +134,7 @@ public final class DispatchVerticle extends TermBoundVerticle {
     store.claimDue(ids, term().fence()).onComplete(inTerm(ar -> {
       claimsInFlight--;
       if (ar.succeeded()) {
-        onClaimed(ids, ar.result(), System.nanoTime() - started);
+        onClaimed(ids, ar.result(), started);
       } else {
         LOG.log(Level.WARNING, "claiming " + ids.length + " due tasks failed; back to the wheel in "
             + settings.claimRetryDelayMs() + " ms", ar.cause());
@@ -143,19 +144,21 @@ public final class DispatchVerticle extends TermBoundVerticle {
     }));
   }
 
-  private void onClaimed(long[] ids, Claimed claimed, long claimNanos) {
-    metrics.recordClaim(claimed.size(), claimNanos);
-    long now = clock.nowMillis();
+  /**
+   * @param claimStarted {@code System.nanoTime()} when the claim statement was sent: the start of each
+   *                     HTTP task's {@code ax_dispatch_latency}
+   */
+  private void onClaimed(long[] ids, Claimed claimed, long claimStarted) {
+    metrics.recordClaim(claimed.size(), System.nanoTime() - claimStarted);
     Set<Long> claimedIds = new HashSet<>(claimed.size() * 2);
     for (HttpTask t : claimed.http()) {
       claimedIds.add(t.taskId());
-      metrics.recordScheduleDelay(now - t.dueMs());
-      execute(t);
+      execute(t, claimStarted);
     }
+    // processor tasks are measured when an executor acks them (ExecutorVerticle)
     if (!claimed.ready().isEmpty()) {
       for (ReadyTask t : claimed.ready()) {
         claimedIds.add(t.taskId());
-        metrics.recordScheduleDelay(now - t.dueMs());
       }
       vertx.eventBus().send(Addresses.EXEC_READY, new ReadyBatch(claimed.ready()), LocalCodec.localOnly());
     }
@@ -168,31 +171,37 @@ public final class DispatchVerticle extends TermBoundVerticle {
     }
   }
 
-  /** Calls the target and hands the outcome to the writer — whatever happens to the term meanwhile. */
-  private void execute(HttpTask t) {
+  /**
+   * Calls the target and hands the outcome to the writer — whatever happens to the term meanwhile. The
+   * hand-over (request written) is measured when it happens; a call never sent counts as a failed (or
+   * timed-out) dispatch.
+   */
+  private void execute(HttpTask t, long claimStarted) {
     backlog.callStarted(t.taskId());
+    Runnable sent = () -> metrics.recordHandedOver(AxMetrics.Target.HTTP, clock.nowMillis() - t.dueMs(),
+        System.nanoTime() - claimStarted);
     keys.find(t.apiKey())
         .compose(key -> key.isPresent()
-            ? invoker.invoke(t, key.get().secret(), clock.nowMillis())
-            : Future.succeededFuture(new HttpTargetInvoker.Outcome(false, null,
-                "the access key that submitted this task no longer exists; cannot sign the call", false)))
+            ? invoker.invoke(t, key.get().secret(), clock.nowMillis(), sent)
+            : Future.succeededFuture(HttpTargetInvoker.Outcome.notSent(
+                "the access key that submitted this task no longer exists; cannot sign the call")))
         .onComplete(ar -> {
           HttpTargetInvoker.Outcome o = ar.succeeded() ? ar.result()
-              : new HttpTargetInvoker.Outcome(false, null, "internal error: " + ar.cause(), false);
-          Completion c;
-          if (o.success()) {
-            metrics.recordSuccess();
-            c = outcomes.succeeded(t.taskId(), t.attempt(), t.retryCount(), o.resultJson());
-          } else {
-            metrics.recordFailure(o.timedOut());
-            c = outcomes.failed(t.taskId(), t.attempt(), t.retryCount(), t.maxRetry(), o.error(), o.timedOut(),
-                clock.nowMillis());
+              : HttpTargetInvoker.Outcome.notSent("internal error: " + ar.cause());
+          if (!o.sent()) {
+            metrics.recordNotHandedOver(AxMetrics.Target.HTTP,
+                o.timedOut() ? AxMetrics.HandOver.ACK_TIMEOUT : AxMetrics.HandOver.FAILED, 1);
           }
+          Completion c = o.success() ? outcomes.succeeded(t.taskId(), t.attempt(), t.retryCount(), o.resultJson())
+              : outcomes.failed(t.taskId(), t.attempt(), t.retryCount(), t.maxRetry(), o.error(), o.timedOut(),
+                  clock.nowMillis());
           writer.add(c);
         });
   }
 
-  private void onWritten(List<Settled> applied, int requested) {
+  private void onWritten(List<Completion> batch, List<Settled> applied) {
+    metrics.recordOutcomes(AxMetrics.Target.HTTP, OutcomeTally.of(batch, applied));
+    int requested = batch.size();
     if (applied.size() < requested) {
       metrics.recordLateResults(requested - applied.size());
       LOG.warning((requested - applied.size()) + " outcomes refused: those tasks had moved on to another attempt "

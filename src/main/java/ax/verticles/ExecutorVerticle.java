@@ -32,6 +32,7 @@ import ax.protocol.ResultReply;
 import ax.protocol.TaskOutcome;
 import ax.store.ExecutionStore;
 import ax.task.OutcomePolicy;
+import ax.task.OutcomeTally;
 import ax.task.ReadyTask;
 import ax.task.Settled;
 import ax.wheel.ScheduledTask;
@@ -39,6 +40,8 @@ import io.vertx.core.Future;
 import io.vertx.core.eventbus.DeliveryOptions;
 import io.vertx.core.eventbus.Message;
 import io.vertx.core.eventbus.MessageConsumer;
+import io.vertx.core.eventbus.ReplyException;
+import io.vertx.core.eventbus.ReplyFailure;
 import ax.json.JsonText;
 import ax.json.StoredJson;
 import io.vertx.core.json.JsonArray;
@@ -73,7 +76,7 @@ public final class ExecutorVerticle extends TermBoundVerticle {
 
   private final Map<Long, Message<Object>> requests = new HashMap<>();
   private final Map<Long, Message<Object>> syncWaiters = new HashMap<>();
-  /** When each dispatch's write started and how long it took, for the dispatch latency meters. */
+  /** When each dispatch's write started and how long it took, for ax_dispatch_latency and the batch meters. */
   private final Map<Long, long[]> dispatchTimes = new HashMap<>();
   private final List<MessageConsumer<?>> termConsumers = new ArrayList<>();
   private long tickTimer = -1;
@@ -105,7 +108,10 @@ public final class ExecutorVerticle extends TermBoundVerticle {
     termConsumers.add(bus.consumer(ExecutorAddresses.DRAIN, this::onDrain));
     termConsumers.add(bus.consumer(Addresses.SYNC_AWAIT, this::onSyncAwait));
     termConsumers.add(bus.<Object>consumer(Addresses.EXEC_STATS, msg -> msg.reply(stats())));
-    tickTimer = vertx.setPeriodic(settings.tickMs(), id -> run(dispatch.tick(clock.nowMillis())));
+    tickTimer = vertx.setPeriodic(settings.tickMs(), id -> {
+      run(dispatch.tick(clock.nowMillis()));
+      metrics.recordExecutors(dispatch.census());
+    });
   }
 
   @Override
@@ -117,6 +123,7 @@ public final class ExecutorVerticle extends TermBoundVerticle {
     requests.values().forEach(m -> m.fail(503, "leader changed; send again"));
     requests.clear();
     dispatchTimes.clear();
+    metrics.recordExecutors(ExecutorRegistry.Census.NONE);
     LOG.info("standby: executor registry dropped; executors register again with the next leader");
   }
 
@@ -383,6 +390,9 @@ public final class ExecutorVerticle extends TermBoundVerticle {
           if (ar.failed()) {
             LOG.warning("executor " + p.executorId() + " did not ack " + tasks.size() + " tasks: "
                 + ar.cause().getMessage() + "; they go back to READY");
+            boolean timedOut = ar.cause() instanceof ReplyException r && r.failureType() == ReplyFailure.TIMEOUT;
+            metrics.recordNotHandedOver(AxMetrics.Target.EXECUTOR,
+                timedOut ? AxMetrics.HandOver.ACK_TIMEOUT : AxMetrics.HandOver.FAILED, tasks.size());
             run(dispatch.pushUnanswered(p.dispatchId()));
             return;
           }
@@ -395,12 +405,33 @@ public final class ExecutorVerticle extends TermBoundVerticle {
             LOG.warning("executor " + p.executorId() + " sent a malformed ack (" + e.getMessage()
                 + "); its tasks go back to READY");
             accepted.clear();
+            metrics.recordNotHandedOver(AxMetrics.Target.EXECUTOR, AxMetrics.HandOver.FAILED, tasks.size());
+            run(dispatch.pushAnswered(p.dispatchId(), accepted));
+            return;
           }
-          if (times != null) {
-            metrics.recordDispatch(tasks.size(), System.nanoTime() - times[0], times[1]);
-          }
+          recordAcked(p, accepted, times);
           run(dispatch.pushAnswered(p.dispatchId(), accepted));
         }));
+  }
+
+  /** The executor answered a push: each task it took is handed over now; the others it refused. */
+  private void recordAcked(DispatchCommand.Push p, Set<Long> accepted, long[] times) {
+    long nowNanos = System.nanoTime();
+    long nowMs = clock.nowMillis();
+    int taken = 0;
+    for (ReadyTask t : p.tasks()) {
+      if (accepted.contains(t.taskId())) {
+        taken++;
+        metrics.recordHandedOver(AxMetrics.Target.EXECUTOR, nowMs - t.dueMs(),
+            times == null ? 0 : nowNanos - times[0]);
+      }
+    }
+    if (taken < p.tasks().size()) {
+      metrics.recordNotHandedOver(AxMetrics.Target.EXECUTOR, AxMetrics.HandOver.REJECTED, p.tasks().size() - taken);
+    }
+    if (times != null) {
+      metrics.recordExecutorBatch(p.tasks().size(), nowNanos - times[0], times[1]);
+    }
   }
 
   private void settleParents(Future<List<Settled>> settling) {
@@ -495,8 +526,8 @@ public final class ExecutorVerticle extends TermBoundVerticle {
     }
 
     @Override
-    public void outcomes(int successes, int failures) {
-      metrics.recordExecutorOutcomes(successes, failures);
+    public void outcomes(OutcomeTally tally) {
+      metrics.recordOutcomes(AxMetrics.Target.EXECUTOR, tally);
     }
 
     @Override

@@ -4,6 +4,7 @@ import ax.bus.Addresses;
 import ax.bus.LocalCodec;
 import ax.dispatch.OutcomeBacklog;
 import ax.leader.LeaderTerm;
+import ax.metrics.AxMetrics;
 import ax.store.LeaseStore;
 import io.vertx.core.Future;
 import io.vertx.core.VerticleBase;
@@ -44,6 +45,7 @@ public final class LeaderVerticle extends VerticleBase {
 
   private final LeaseStore leases;
   private final OutcomeBacklog backlog;
+  private final AxMetrics metrics;
   private final String lease;
   private final String holder;
   private final String member;
@@ -55,9 +57,10 @@ public final class LeaderVerticle extends VerticleBase {
   private boolean standbyAnnounced;
   private long timerId = -1;
 
-  public LeaderVerticle(LeaseStore leases, OutcomeBacklog backlog, Settings settings) {
+  public LeaderVerticle(LeaseStore leases, OutcomeBacklog backlog, AxMetrics metrics, Settings settings) {
     this.leases = leases;
     this.backlog = backlog;
+    this.metrics = metrics;
     this.lease = settings.lease();
     this.holder = settings.holder();
     this.member = settings.member();
@@ -178,6 +181,7 @@ public final class LeaderVerticle extends VerticleBase {
 
   private void change(LeaderTerm next) {
     term = next;
+    metrics.recordLeaderTerm(next.leader(), next.epoch());
     vertx.eventBus().publish(Addresses.LEADER_CHANGED, next, LocalCodec.localOnly());
   }
 }

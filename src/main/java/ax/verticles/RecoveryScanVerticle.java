@@ -14,6 +14,7 @@ import ax.store.ScheduleStore.TermInFlight;
 import ax.task.AttemptBudget;
 import ax.task.Completion;
 import ax.task.OutcomePolicy;
+import ax.task.OutcomeTally;
 import ax.task.Settled;
 import ax.wheel.ScheduledTask;
 import io.vertx.core.Future;
@@ -163,6 +164,7 @@ public final class RecoveryScanVerticle extends TermBoundVerticle {
         }
         return store.settleLost(batch, term.fence()).map(settled -> {
           metrics.recordAttemptsLost("holder_left", settled.size());
+          metrics.recordOutcomes(AxMetrics.Target.HTTP, OutcomeTally.of(batch, settled)); // lost too often: a timeout
           LOG.warning("recovery: " + settled.size() + " HTTP calls left in flight by " + who
               + ", which left the cluster, are fired again");
           toWheel(Settled.retriesOf(settled));
@@ -176,19 +178,25 @@ public final class RecoveryScanVerticle extends TermBoundVerticle {
     return store.overdueRunning(settings.runningGraceMs(), settings.scanLimit()).compose(overdue -> {
       long now = clock.nowMillis();
       List<Completion> batch = new ArrayList<>(overdue.size());
+      List<Completion> calls = new ArrayList<>();
+      List<Completion> executorTasks = new ArrayList<>();
       int lost = 0;
       for (Overdue o : overdue) {
         AttemptBudget a = o.attempt();
         if (backlog.owes(a.taskId())) {
           continue; // this node's own call or outcome, still on its way: it will be written
         }
+        Completion c;
         if (o.http()) {
           lost++;
-          batch.add(outcomes.lost(a, "no outcome by the call's deadline (its node is gone or stalled)", now));
+          c = outcomes.lost(a, "no outcome by the call's deadline (its node is gone or stalled)", now);
+          calls.add(c);
         } else {
-          batch.add(outcomes.failed(a.taskId(), a.attempt(), a.retryCount(), a.maxRetry(),
-              "no outcome within timeout_ms from the executor running it; treated as a timeout", true, now));
+          c = outcomes.failed(a.taskId(), a.attempt(), a.retryCount(), a.maxRetry(),
+              "no outcome within timeout_ms from the executor running it; treated as a timeout", true, now);
+          executorTasks.add(c);
         }
+        batch.add(c);
       }
       if (batch.isEmpty()) {
         return Future.succeededFuture();
@@ -197,6 +205,9 @@ public final class RecoveryScanVerticle extends TermBoundVerticle {
       return store.settleLost(batch, term.fence()).map(settled -> {
         metrics.recordAttemptsLost("no_outcome", Math.min(lostCalls, settled.size()));
         metrics.recordRescuedRunning(batch.size() - lostCalls);
+        // a call lost too often counts as a timeout (OutcomePolicy.lost); an executor's task past its deadline is one
+        metrics.recordOutcomes(AxMetrics.Target.HTTP, OutcomeTally.of(calls, settled));
+        metrics.recordOutcomes(AxMetrics.Target.EXECUTOR, OutcomeTally.of(executorTasks, settled));
         LOG.warning("recovery: " + settled.size() + " RUNNING tasks past their deadline given up on (" + lostCalls
             + " HTTP calls fired again, the rest through the retry policy)");
         toWheel(Settled.retriesOf(settled));

@@ -17,6 +17,7 @@ import ax.fleet.ExecutorSelector;
 import ax.fleet.ExecutorView;
 import ax.task.Attempt;
 import ax.task.OutcomePolicy;
+import ax.task.OutcomeTally;
 import ax.task.ReadyTask;
 import ax.task.RetryBackoff;
 import ax.task.TaskStatus;
@@ -319,8 +320,8 @@ class ExecutorDispatchTest {
     }
 
     @Override
-    public void outcomes(int successes, int failures) {
-      events.add("outcomes " + successes + "/" + failures);
+    public void outcomes(OutcomeTally tally) {
+      events.add("outcomes " + tally.successes() + "/" + (tally.failures() + tally.timeouts()));
     }
 
     @Override

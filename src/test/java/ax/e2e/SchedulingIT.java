@@ -161,6 +161,9 @@ class SchedulingIT {
 
   @Test
   void aFailingTargetIsRetriedWithBackoffThenMarkedFailed() throws Exception {
+    double failedTwice = Health.metric(ax.port, "ax_task_failed_twice_total", "target=\"http\"");
+    double failures = Health.metric(ax.port, "ax_execute_total", "outcome=\"failure\",target=\"http\"");
+    double handedOver = Health.metric(ax.port, "ax_dispatch_total", "outcome=\"acked\",target=\"http\"");
     String id = api.submit(task("e2e.fail", System.currentTimeMillis()).put("max_retry", 2)).body().getString("task_id");
     JsonObject t = awaitStatus(id, "FAILED", 20_000);
     assertEquals(2, t.getInteger("retry_count"));
@@ -173,6 +176,15 @@ class SchedulingIT {
     JsonArray log = api.get("/openapi/v1/tasks/" + id + "/attempts").body().getJsonArray("items");
     assertEquals(3, log.size());
     assertTrue(log.getJsonObject(0).getString("error").contains("HTTP 500"));
+    // R9's series: three requests handed over, three failures, the second and third on a retry ("twice in a row")
+    long deadline = System.currentTimeMillis() + 5_000; // counted once the outcome is written, just after FAILED
+    while (Health.metric(ax.port, "ax_task_failed_twice_total", "target=\"http\"") < failedTwice + 2
+        && System.currentTimeMillis() < deadline) {
+      Thread.sleep(50);
+    }
+    assertEquals(failedTwice + 2, Health.metric(ax.port, "ax_task_failed_twice_total", "target=\"http\""));
+    assertTrue(Health.metric(ax.port, "ax_execute_total", "outcome=\"failure\",target=\"http\"") >= failures + 3);
+    assertTrue(Health.metric(ax.port, "ax_dispatch_total", "outcome=\"acked\",target=\"http\"") >= handedOver + 3);
   }
 
   @Test
@@ -295,6 +307,9 @@ class SchedulingIT {
         java.net.http.HttpResponse.BodyHandlers.ofString());
     assertEquals(200, metrics.statusCode());
     assertTrue(metrics.body().contains("ax_wheel_queue_depth"));
+    assertTrue(metrics.body().contains("ax_schedule_delay_seconds_bucket{target=\"http\",le=\"0.001\"}"),
+        "lateness is a histogram with buckets");
+    assertTrue(metrics.body().contains("ax_leader 1.0"));
     assertFalse(metrics.body().isEmpty());
   }
 }

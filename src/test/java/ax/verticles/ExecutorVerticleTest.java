@@ -49,6 +49,7 @@ import java.util.List;
 import java.util.Map;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
  * ExecutorVerticle deployed in a real Vert.x against a real PostgreSQL, with a stand-in executor on the
@@ -63,6 +64,7 @@ class ExecutorVerticleTest {
   private Pool pool;
   private TaskStore tasks;
   private LeaderTerm term;
+  private final SimpleMeterRegistry meters = new SimpleMeterRegistry();
 
   @BeforeEach
   void deploy(Vertx vertx, VertxTestContext ctx) {
@@ -77,7 +79,7 @@ class ExecutorVerticleTest {
     DbClock clock = DbClock.system();
     clock.anchor(System.currentTimeMillis(), System.nanoTime()); // same machine as the database
     ExecutorVerticle verticle = new ExecutorVerticle(new ExecutionStore(pool, "node-a"), clock,
-        new AxMetrics(new SimpleMeterRegistry()), DispatchSettings.of(60_000, 2_000, 1_000),
+        new AxMetrics(meters), DispatchSettings.of(60_000, 2_000, 1_000),
         new OutcomePolicy(RetryBackoff.defaults()),
         type -> (views, key) -> views.stream().filter(ExecutorView::available).map(ExecutorView::executorId).findFirst());
     vertx.deployVerticle(verticle).onComplete(ctx.succeeding(id -> {
@@ -142,6 +144,7 @@ class ExecutorVerticleTest {
           .onComplete(ctx.succeeding(stored -> ctx.verify(() -> {
             assertEquals(TaskStatus.SUCCESS, stored.orElseThrow().status());
             assertEquals(new JsonObject().put("rows", 3), new JsonObject(String.valueOf(stored.orElseThrow().result())));
+            assertHandOverAndOutcomeMeasured();
             recorded.flag();
           })));
     }));
@@ -157,6 +160,20 @@ class ExecutorVerticleTest {
               task.triggerTimeMs(), 60_000, "{\"n\":1}", 0, 2, 1, 0);
           bus.send(Addresses.EXEC_READY, new ReadyBatch(List.of(ready)), LocalCodec.localOnly());
         }));
+  }
+
+  /** The ack is the hand-over (R9): lateness and dispatch counted there; the result is an execute outcome. */
+  private void assertHandOverAndOutcomeMeasured() {
+    assertEquals(1.0, meters.find("ax_dispatch_total").tag("target", "executor").tag("outcome", "acked").counter()
+        .count());
+    var delay = meters.find("ax_schedule_delay").tag("target", "executor").timer();
+    assertEquals(1, delay.count());
+    assertTrue(delay.totalTime(java.util.concurrent.TimeUnit.MILLISECONDS) >= 1_000, "due a second before the ack");
+    assertEquals(1, meters.find("ax_dispatch_latency").tag("target", "executor").timer().count());
+    assertEquals(1, meters.find("ax_executor_batch_size").summary().count());
+    assertEquals(1.0, meters.find("ax_execute_total").tag("target", "executor").tag("outcome", "success").counter()
+        .count());
+    assertEquals(1, meters.find("ax_task_retries").summary().count(), "a task that finished, with 0 retries");
   }
 
   @Test

@@ -189,9 +189,9 @@ final class ExecutorBurst {
       return null;
     }
     double drainS = (doneAt - due) / 1000.0;
-    double batches = delta(before, after, "ax_executor_dispatch_latency_seconds_count");
-    double batchSeconds = delta(before, after, "ax_executor_dispatch_latency_seconds_sum");
-    double dispatched = delta(before, after, "ax_executor_dispatch_batch_size_sum");
+    double batches = delta(before, after, "ax_executor_batch_latency_seconds_count");
+    double batchSeconds = delta(before, after, "ax_executor_batch_latency_seconds_sum");
+    double dispatched = delta(before, after, "ax_executor_batch_size_sum");
     int duplicates = duplicates(executors, ids);
     h.report.result("tasks", n);
     h.report.result("submitted in", submitMs + " ms (batch endpoint, 1000 per request)");
@@ -200,7 +200,7 @@ final class ExecutorBurst {
     h.report.result("finished by (ms after due: first, 10 %, 50 %, 90 %, last)", progress);
     h.report.result("dispatch batches", Report.fmt(batches, 0) + " (mean " + Report.fmt(dispatched / batches, 1)
         + " tasks)");
-    double writeSeconds = delta(before, after, "ax_executor_dispatch_write_latency_seconds_sum");
+    double writeSeconds = delta(before, after, "ax_executor_batch_write_latency_seconds_sum");
     h.report.result("claim→ack per batch, mean (of which the DISPATCHING write)",
         Report.fmt(batchSeconds / batches * 1000, 1) + " ms (" + Report.fmt(writeSeconds / batches * 1000, 1) + " ms)");
     h.report.result("claim→ack per task, amortised over its batch", Report.fmt(batchSeconds / dispatched * 1000, 3)
