@@ -262,9 +262,24 @@ public final class Recurring {
   // one measured phase
 
   /** Everything one phase measured. */
-  record Phase(RecurringPlan plan, Created created, RecurringOutcome outcome, Occurrences sink, States states,
-               double cpuWhole, double cpuWindow, double pgWhole, double benchWhole, long wallMs, String loadStart,
-               String loadEnd) {
+  record Phase(RecurringPlan plan, Created created, RecurringOutcome atDeadline, RecurringOutcome outcome,
+               Occurrences sink, States states, Map<String, Long> dbAtDeadline, long tailMs, double cpuWhole,
+               double cpuWindow, double pgWhole, double benchWhole, long wallMs, String loadStart, String loadEnd) {
+  }
+
+  /** The phase's occurrences in the database by status (a diagnostic of what had not arrived yet). */
+  static Map<String, Long> occurrencesByStatus(Harness h) {
+    Map<String, Long> m = new TreeMap<>();
+    try (java.sql.Connection c = h.db.connect(); java.sql.Statement st = c.createStatement();
+         java.sql.ResultSet rs = st.executeQuery(
+             "SELECT status, count(*) FROM tasks WHERE schedule_id IS NOT NULL GROUP BY status")) {
+      while (rs.next()) {
+        m.put(rs.getString(1), rs.getLong(2));
+      }
+    } catch (Exception e) {
+      m.put("query failed: " + e.getMessage(), -1L);
+    }
+    return m;
   }
 
   static String loadavg() {
@@ -278,10 +293,13 @@ public final class Recurring {
 
   /**
    * Creates the plan's schedules, waits until every occurrence of the window arrived or
-   * {@code drainMs} after the last due time, listens {@code graceMs} more for doubles, reads the schedules back.
+   * {@code drainMs} after the last due time (the figures: missed is counted here). If some had not arrived,
+   * it goes on listening while they still come — until all are in, none came for 15 s, or {@code tailMs}
+   * more — so that late and never-arriving occurrences are told apart and the node is idle before whatever
+   * runs next. Then it listens {@code graceMs} more for doubles and reads the schedules back.
    */
-  static Phase run(Harness h, String label, RecurringPlan plan, int concurrency, long drainMs, long graceMs)
-      throws Exception {
+  static Phase run(Harness h, String label, RecurringPlan plan, int concurrency, long drainMs, long graceMs,
+                   long tailMs) throws Exception {
     Occurrences sink = h.receiver.sink(new Occurrences(plan));
     String load0 = loadavg();
     long t0 = System.currentTimeMillis();
@@ -322,6 +340,30 @@ public final class Recurring {
     if (Double.isNaN(cpuAtLast)) {
       cpuAtLast = h.server.cpuSeconds();
     }
+    RecurringOutcome atDeadline = sink.log.outcome();
+    Map<String, Long> db = atDeadline.received() < expected ? occurrencesByStatus(h) : Map.of();
+    long tailStart = System.currentTimeMillis();
+    if (atDeadline.received() < expected && h.server.alive()) {
+      System.out.println("[" + label + "] occurrences in the database by status: " + db + "; listening while late "
+          + "ones still arrive (at most " + tailMs / 1000 + " s)");
+      long seen = atDeadline.received();
+      long changed = tailStart;
+      long now;
+      while ((now = System.currentTimeMillis()) - changed < 15_000 && now - tailStart < tailMs && seen < expected
+          && h.server.alive()) {
+        Thread.sleep(500);
+        long got = sink.log.received();
+        if (got != seen) {
+          seen = got;
+          changed = System.currentTimeMillis();
+        }
+        if (now - lastPrint >= 10_000) {
+          lastPrint = now;
+          System.out.println("[" + label + "] late: received " + got + "/" + expected);
+        }
+      }
+    }
+    long tail = System.currentTimeMillis() - tailStart;
     Thread.sleep(graceMs);
     double cpu1 = h.server.cpuSeconds();
     double pg1 = ProcCpu.ofCommand("postgres");
@@ -330,8 +372,8 @@ public final class Recurring {
     String load1 = loadavg();
     RecurringOutcome out = sink.log.outcome();
     States st = states(h, c, plan, concurrency);
-    return new Phase(plan, c, out, sink, st, cpu1 - cpu0, Double.isNaN(cpuAtFirst) ? Double.NaN : cpuAtLast - cpuAtFirst,
-        pg1 - pg0, bench1 - bench0, wall, load0, load1);
+    return new Phase(plan, c, atDeadline, out, sink, st, db, tail, cpu1 - cpu0,
+        Double.isNaN(cpuAtFirst) ? Double.NaN : cpuAtLast - cpuAtFirst, pg1 - pg0, bench1 - bench0, wall, load0, load1);
   }
 
   /** The rows every recurring phase reports, and its failures. */
@@ -357,13 +399,23 @@ public final class Recurring {
       r.fail(c.rejected() + " schedules were not created (201): " + c.outcomes());
     }
     r.result("occurrences expected (from the definitions)", o.expected() + " = " + plan.n() + " × " + plan.slots());
-    r.result("received (distinct schedule + due time)", o.received() + " (" + o.arrivals() + " callbacks)");
-    r.result("missed (expected − received)", o.missed() + (o.missed() > 0 ? " (" + "see the samples below)" : ""));
+    RecurringOutcome d = p.atDeadline();
+    r.result("received by the drain deadline (distinct schedule + due time)", d.received() + " ("
+        + Api.rfc3339(plan.lastDueMs()) + " + drain timeout)");
+    r.result("missed (expected − received by the deadline)", d.missed() + (d.missed() > 0 ? " (samples below)" : ""));
+    if (d.missed() > 0) {
+      r.result("occurrences in the database at the deadline, by status", p.dbAtDeadline().toString());
+      r.result("arrived after the deadline / never arrived", (o.received() - d.received()) + " / " + o.missed()
+          + " (listened " + Report.fmt(p.tailMs() / 1000.0, 0) + " s more; last arrival "
+          + Report.fmt((o.lastArrivalMs() - plan.lastDueMs()) / 1000.0, 1) + " s after the last due time)");
+    }
+    r.result("callbacks in all", o.arrivals() + "");
     r.result("doubled (a due time delivered again)", o.doubled() + " (by another task id " + o.doubledOtherTask()
         + ", by the same task id " + o.doubledSameTask() + ")");
     r.result("early (arrived before the due time)", o.early() + (o.early() > 0 ? " (earliest by " + o.maxEarlyMs() + " ms)" : ""));
     r.result("off the definition's grid / after the window", o.offGrid() + " / " + o.afterWindow());
-    r.percentiles("lateness (arrival − trigger_time)", o.lateness(), " ms", 50, 90, 99, 99.9);
+    r.percentiles("lateness (arrival − trigger_time)" + (d.missed() > 0 ? ", every arrival, late ones included" : ""),
+        o.lateness(), " ms", 50, 90, 99, 99.9);
     if (o.p99ByMinute().size() > 1) {
       StringBuilder sb = new StringBuilder();
       o.p99ByMinute().forEach((m, v) -> sb.append(sb.length() == 0 ? "" : " · ").append(m + 1).append(": ").append(v));
@@ -390,8 +442,9 @@ public final class Recurring {
     if (p.sink().foreign() > 0) {
       r.note(p.sink().foreign() + " callbacks of other phases arrived during this one (not counted)");
     }
-    if (o.missed() > 0) {
-      r.fail(o.missed() + " of " + o.expected() + " occurrences never arrived");
+    if (d.missed() > 0) {
+      r.fail(d.missed() + " of " + d.expected() + " occurrences had not arrived by the drain deadline ("
+          + o.missed() + " never arrived)");
     }
     if (o.doubled() > 0) {
       r.fail(o.doubled() + " occurrences arrived twice");
@@ -406,8 +459,8 @@ public final class Recurring {
     if (p.sink().parseErrors() > 0) {
       r.fail(p.sink().parseErrors() + " callbacks whose body did not match the contract");
     }
-    if (!o.correct()) {
-      for (String x : o.samples()) {
+    if (!d.correct() || !o.correct()) {
+      for (String x : (o.correct() ? d : o).samples()) {
         r.note(withIds(x, c.ids()));
       }
     }
@@ -454,7 +507,8 @@ public final class Recurring {
     long lead = o.longValue("lead-s", 20) * 1000;
     long firstDue = (System.currentTimeMillis() + lead + 999) / 1000 * 1000;
     RecurringPlan plan = new RecurringPlan(n, firstDue, period, slots, aligned);
-    Phase p = run(h, "recurring", plan, concurrency, o.longValue("drain-timeout-s", 30) * 1000, graceMs);
+    Phase p = run(h, "recurring", plan, concurrency, o.longValue("drain-timeout-s", 30) * 1000, graceMs,
+        o.longValue("tail-s", 300) * 1000);
     report(r, p);
     long refS = o.longValue("reference-spread-s", 30);
     if (refS > 0 && h.server.alive()) {
@@ -483,7 +537,8 @@ public final class Recurring {
     long earliest = System.currentTimeMillis() + o.longValue("lead-s", 20) * 1000 + n * 2L;
     long minute = (earliest + 59_999) / 60_000 * 60_000;
     RecurringPlan plan = new RecurringPlan(n, minute, 60_000, 1, true);
-    Phase p = run(h, "cron-herd", plan, concurrency, o.longValue("drain-timeout-s", 60) * 1000, graceMs);
+    Phase p = run(h, "cron-herd", plan, concurrency, o.longValue("drain-timeout-s", 60) * 1000, graceMs,
+        o.longValue("tail-s", 300) * 1000);
     RecurringOutcome out = p.outcome();
     if (out.received() > 0) {
       r.result("first arrival after the due time", (out.firstArrivalMs() - minute) + " ms");
@@ -514,7 +569,7 @@ public final class Recurring {
     r.section("recurring");
     long firstDue = (System.currentTimeMillis() + 4_000 + 999) / 1000 * 1000;
     RecurringPlan plan = new RecurringPlan(n, firstDue, 1000, slots, false);
-    Phase p = run(h, "smoke recurring", plan, 8, 15_000, h.options.longValue("grace-s", 2) * 1000);
+    Phase p = run(h, "smoke recurring", plan, 8, 15_000, h.options.longValue("grace-s", 2) * 1000, 15_000);
     report(r, p);
   }
 }
