@@ -331,7 +331,8 @@ public final class Recurring {
       }
       if (now - lastPrint >= 10_000) {
         lastPrint = now;
-        long due = Math.max(0, Math.min(plan.slots(), (now - plan.firstDueMs()) / plan.periodMs() + 1)) * plan.n();
+        long due = now < plan.firstDueMs() ? 0
+            : Math.min(plan.slots(), (now - plan.firstDueMs()) / plan.periodMs() + 1) * plan.n();
         System.out.println("[" + label + "] received " + got + "/" + expected + " (≈ " + due + " due so far; load "
             + loadavg() + ")");
       }
