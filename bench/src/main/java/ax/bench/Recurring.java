@@ -300,6 +300,72 @@ public final class Recurring {
    */
   static Phase run(Harness h, String label, RecurringPlan plan, int concurrency, long drainMs, long graceMs,
                    long tailMs) throws Exception {
+    try (Vacuum vacuum = Vacuum.start(h)) {
+      Phase p = runPhase(h, label, plan, concurrency, drainMs, graceMs, tailMs);
+      if (vacuum != null) {
+        h.report.note("the bench ran VACUUM (ANALYZE) on " + vacuum.tables + " every " + vacuum.everyMs / 1000 + " s ("
+            + vacuum.runs + " times, " + Report.fmt(vacuum.totalMs / 1000.0, 1) + " s in all) in place of autovacuum");
+      }
+      return p;
+    }
+  }
+
+  /**
+   * {@code --vacuum-every-s N --vacuum-tables a,b}: the bench runs {@code VACUUM (ANALYZE)} on those tables every N s
+   * during a phase. An experiment for a PostgreSQL whose autovacuum is off (this machine's CI configuration
+   * has {@code autovacuum = off}): every occurrence moves its schedule's cursor, an UPDATE of one
+   * {@code schedules} row, so without vacuuming the table's dead rows grow by one per occurrence; and without
+   * autoanalyze the planner keeps the statistics of an empty {@code tasks} table while it grows by 1000 rows a
+   * second (on 2026-12-01 that turned ax's stale-parents sweep into a 7.9 s scan of every task, run every
+   * top-up interval).
+   */
+  static final class Vacuum implements AutoCloseable {
+    final String tables;
+    final long everyMs;
+    volatile long runs;
+    volatile long totalMs;
+    private final Thread thread;
+    private volatile boolean stop;
+
+    private Vacuum(Harness h, String tables, long everyMs) {
+      this.tables = tables;
+      this.everyMs = everyMs;
+      this.thread = new Thread(() -> {
+        try (java.sql.Connection c = h.db.connect(); java.sql.Statement st = c.createStatement()) {
+          c.setAutoCommit(true);
+          while (!stop) {
+            Thread.sleep(everyMs);
+            long t = System.currentTimeMillis();
+            for (String table : tables.split(",")) {
+              st.execute("VACUUM (ANALYZE) " + table.trim());
+            }
+            totalMs += System.currentTimeMillis() - t;
+            runs++;
+          }
+        } catch (InterruptedException e) {
+          Thread.currentThread().interrupt();
+        } catch (Exception e) {
+          System.out.println("[vacuum] stopped: " + e);
+        }
+      }, "bench-vacuum");
+      thread.setDaemon(true);
+      thread.start();
+    }
+
+    static Vacuum start(Harness h) {
+      long every = h.options.longValue("vacuum-every-s", 0) * 1000;
+      return every <= 0 ? null : new Vacuum(h, h.options.string("vacuum-tables", "schedules"), every);
+    }
+
+    @Override
+    public void close() {
+      stop = true;
+      thread.interrupt();
+    }
+  }
+
+  static Phase runPhase(Harness h, String label, RecurringPlan plan, int concurrency, long drainMs, long graceMs,
+                        long tailMs) throws Exception {
     Occurrences sink = h.receiver.sink(new Occurrences(plan));
     String load0 = loadavg();
     long t0 = System.currentTimeMillis();
