@@ -2,13 +2,20 @@
 # Builds what is missing and runs ax-bench scenarios one after another.
 #   bench/run.sh                      spread burst submit memory (the defaults)
 #   bench/run.sh burst submit         just these
-#   bench/run.sh --smoke              the one-minute correctness check (ax, then a few hundred tasks per peer)
+#   bench/run.sh --smoke              the one-minute correctness check (ax one-shot and recurring, then a few hundred
+#                                     tasks per peer)
 #   bench/run.sh compare              ax vs db-scheduler vs Quartz + pgbench -> results/<date>/compare.md + PNGs
 #   bench/run.sh executors            50 000 processor tasks through 2 executor processes over the bridge
+#   bench/run.sh recurring            1 000 schedules every second for 10 min: occurrence lateness, missed, doubled,
+#                                     CPU per occurrence; then a one-shot spread at the same rate (--minutes, --schedules)
+#   bench/run.sh cron-herd            10 000 cron schedules due at the same minute: drain time, lateness; then a one-shot
+#                                     burst of the same N
+#   bench/run.sh compare -- --workloads recurring   only compare's recurring workload (ax, db-scheduler, Quartz)
 #   bench/run.sh spread -- --n 5000   flags after `--` go to every scenario
 # Results: bench/results/<yyyy-MM-dd>/report.md (UTC date), server logs in bench/results/<scenario>-server.log
 set -euo pipefail
 
+self="$(cd "$(dirname "$0")" && pwd)/$(basename "$0")"
 cd "$(dirname "$0")"
 
 scenarios=()
@@ -17,7 +24,7 @@ while [[ $# -gt 0 ]]; do
   case "$1" in
     --smoke) scenarios+=(smoke); shift ;;
     --) shift; flags=("$@"); break ;;
-    -h|--help) sed -n '2,10p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,15p' "$self"; exit 0 ;;
     *) scenarios+=("$1"); shift ;;
   esac
 done

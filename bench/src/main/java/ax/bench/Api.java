@@ -71,6 +71,55 @@ public final class Api implements AutoCloseable {
         .sendBuffer(body);
   }
 
+  public static final String SCHEDULES = "/openapi/v1/schedules";
+
+  /** Signed POST of a JSON body to {@code path}; fails only on transport errors. */
+  public Future<HttpResponse<Buffer>> post(String path, JsonObject json) {
+    Buffer body = json.toBuffer();
+    Signer.Signed s = signer.sign("POST", path, "", body.getBytes());
+    return client.post(path)
+        .putHeader("Content-Type", "application/json")
+        .putHeader("X-Ax-Key", s.key())
+        .putHeader("X-Ax-Timestamp", s.timestamp())
+        .putHeader("X-Ax-Nonce", s.nonce())
+        .putHeader("X-Ax-Signature", s.signature())
+        .timeout(30_000)
+        .sendBuffer(body);
+  }
+
+  /**
+   * Signed GET of {@code path} with a query (one value per name): the canonical query sorts the parameters
+   * by name, each percent-encoded as RFC 3986 says (API.md), and is sent as it was signed.
+   */
+  public Future<HttpResponse<Buffer>> get(String path, java.util.Map<String, String> query) {
+    String canonical = new java.util.TreeMap<>(query).entrySet().stream()
+        .map(e -> encode(e.getKey()) + "=" + encode(e.getValue()))
+        .collect(java.util.stream.Collectors.joining("&"));
+    Signer.Signed s = signer.sign("GET", path, canonical, null);
+    return client.get(canonical.isEmpty() ? path : path + "?" + canonical)
+        .putHeader("X-Ax-Key", s.key())
+        .putHeader("X-Ax-Timestamp", s.timestamp())
+        .putHeader("X-Ax-Nonce", s.nonce())
+        .putHeader("X-Ax-Signature", s.signature())
+        .timeout(30_000)
+        .send();
+  }
+
+  /** RFC 3986 percent-encoding: everything but unreserved characters as %XX of its UTF-8 bytes. */
+  static String encode(String s) {
+    StringBuilder sb = new StringBuilder();
+    for (byte b : s.getBytes(java.nio.charset.StandardCharsets.UTF_8)) {
+      char c = (char) (b & 0xff);
+      if ((c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '-' || c == '.'
+          || c == '_' || c == '~') {
+        sb.append(c);
+      } else {
+        sb.append('%').append(String.format("%02X", b & 0xff));
+      }
+    }
+    return sb.toString();
+  }
+
   /** Signed GET /openapi/v1/tasks/{id}. */
   public Future<HttpResponse<Buffer>> get(String taskId) {
     String path = TASKS + "/" + taskId;

@@ -34,7 +34,8 @@ import org.HdrHistogram.Histogram;
  * receives the callbacks on an in-process HTTP server.
  */
 public final class Bench {
-  static final Set<String> SCENARIOS = Set.of("spread", "burst", "submit", "memory", "smoke", "compare", "executors");
+  static final Set<String> SCENARIOS = Set.of("spread", "burst", "submit", "memory", "smoke", "compare", "executors",
+      "recurring", "cron-herd");
 
   /** First task id of rows the memory scenario inserts itself (far above any snowflake id ax makes). */
   public static final long STORED_ID_BASE = 8_000_000_000_000_000_000L;
@@ -54,7 +55,8 @@ public final class Bench {
                  --rate 500 --seconds 30 --warmup-s 45 --delay-s 3600
         memory   `stored` far-future rows + `near` rows in the load window; heap and RSS of the node
                  --stored 1000000 --near 100000 --near-from-s 15 --near-to-s 50 --depth-timeout-s 60 [--fire]
-        smoke    burst N=300 (due +8 s), then spread N=300 over 5 s (from +6 s); then N tasks through
+        smoke    burst N=300 (due +8 s), then spread N=300 over 5 s (from +6 s), then 20 recurring schedules
+                 every second for 5 s (from +4 s); then N tasks through
                  each peer of `compare` (db-scheduler, Quartz); fails on anything missing, duplicated or early
                  --n 300
         executors  N processor tasks due at one instant, run by executor processes over the bridge
@@ -63,6 +65,15 @@ public final class Bench {
                  --drain-timeout-s 120
                  [--executor-jfr DIR: each executor records a JFR profile to DIR/<id>.jfr; profile the
                   scheduler with --env JAVA_TOOL_OPTIONS=-XX:StartFlightRecording=filename=F,...]
+        recurring  N schedules firing every second for M minutes (every_ms with starts staggered over the
+                 second; --aligned: cron "* * * * * *", all due at the same instant); occurrence lateness,
+                 missed, doubled, early, scheduler CPU per occurrence; then a one-shot spread at the same
+                 rate on the same node for reference
+                 --schedules 1000 --minutes 10 --every-ms 1000 [--aligned] --lead-s 20 --concurrency 8
+                 --drain-timeout-s 30 --reference-spread-s 30 (0: none); warm-up bursts as spread/burst
+        cron-herd  N cron schedules ("0 * * * * *", max_runs 1) all due at the same minute boundary; drain
+                 time, lateness, missed, doubled; then a one-shot burst of N on the same node for reference
+                 --schedules 10000 --lead-s 20 --concurrency 8 --drain-timeout-s 60 --reference-burst 1 (0: none)
         compare  ax vs db-scheduler vs Quartz on the same PostgreSQL + pgbench's ceiling; writes
                  results/<date>/compare.md and PNG charts (bench/README.md "compare")
                  --n 20000 --window-s 60 --warmup-n 5000 --threads 4 --chunk 1000 --drain-timeout-s 180
@@ -148,6 +159,8 @@ public final class Bench {
         case "submit" -> submit(h, h.report, h.options);
         case "memory" -> memory(h);
         case "smoke" -> smoke(h);
+        case "recurring" -> Recurring.recurring(h);
+        case "cron-herd" -> Recurring.cronHerd(h);
         case "executors" -> new ExecutorBurst(h, o.has("jar") ? Path.of(o.string("jar", null)).toAbsolutePath()
             : benchDir.resolve("../target/ax.jar").normalize(), jwtSecret, bridgePort, o.intValue("buffer", 256),
             o.has("executor-jfr") ? Path.of(o.string("executor-jfr", null)).toAbsolutePath() : null)
@@ -230,13 +243,14 @@ public final class Bench {
     long grace = h.options.longValue("grace-s", 2) * 1000;
     burst(h, "burst", n, 8_000, 8, 20_000, grace);
     spread(h, "spread", n, 6_000, 5_000, 8, 20_000, grace);
+    Recurring.smoke(h, 20, 5);
     PeerSmoke.run(h.options, h.report, Path.of(h.options.string("results", benchDir().resolve("results").toString())), n);
   }
 
   // ------------------------------------------------------------------------------------------------
   // spread
 
-  static void spread(Harness h, String section, int n, long leadMs, long windowMs, int concurrency,
+  static Receiver.Snapshot spread(Harness h, String section, int n, long leadMs, long windowMs, int concurrency,
                      long drainMs, long graceMs) throws Exception {
     Report r = h.report;
     r.section(section);
@@ -254,6 +268,7 @@ public final class Bench {
     reportExecutions(r, run.snap());
     r.result("CPU used", run.cpu());
     judge(r, run.snap(), run.submitted(), true);
+    return run.snap();
   }
 
   /** What one submit-then-wait run produced, with the CPU both processes used for it. */
@@ -280,7 +295,7 @@ public final class Bench {
   // ------------------------------------------------------------------------------------------------
   // burst
 
-  static void burst(Harness h, String section, int n, long leadMs, int concurrency, long drainMs,
+  static Receiver.Snapshot burst(Harness h, String section, int n, long leadMs, int concurrency, long drainMs,
                     long graceMs) throws Exception {
     Report r = h.report;
     r.section(section);
@@ -305,6 +320,7 @@ public final class Bench {
     reportExecutions(r, snap);
     r.result("CPU used", run.cpu());
     judge(r, snap, s, true);
+    return snap;
   }
 
   // ------------------------------------------------------------------------------------------------

@@ -6,12 +6,12 @@ import java.nio.file.Path;
 import java.util.stream.Stream;
 
 /** CPU seconds of a family of processes (e.g. every PostgreSQL backend), to show where a run's time went. */
-final class ProcCpu {
+public final class ProcCpu {
   private ProcCpu() {
   }
 
   /** All processes whose command name is {@code comm} (e.g. every PostgreSQL backend). */
-  static double ofCommand(String comm) {
+  public static double ofCommand(String comm) {
     double total = 0;
     try (Stream<Path> procs = Files.list(Path.of("/proc"))) {
       for (Path p : (Iterable<Path>) procs::iterator) {

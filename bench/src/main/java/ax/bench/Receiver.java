@@ -28,7 +28,15 @@ public final class Receiver implements AutoCloseable {
   private final Vertx vertx;
   private final Signer signer;
   private HttpServer server;
-  private volatile Tracker tracker = new Tracker(null, null);
+  private volatile Sink sink = new Tracker(null, null);
+
+  /** Whatever judges the arrivals of the current phase: a {@link Tracker} for one-shot tasks, or another sink. */
+  public interface Sink {
+    /** One callback: when it arrived, its body, its X-Ax-Signature header (may be null). */
+    void record(long arrival, Buffer body, String sigHeader, Signer signer);
+
+    void parseError();
+  }
 
   public Receiver(Vertx vertx, Signer signer) {
     this.vertx = vertx;
@@ -47,9 +55,9 @@ public final class Receiver implements AutoCloseable {
             long arrival = System.currentTimeMillis();
             req.response().setStatusCode(200).putHeader("content-type", "application/json").end(OK);
             if (ar.succeeded()) {
-              tracker.record(arrival, ar.result(), req.getHeader("X-Ax-Signature"), signer);
+              sink.record(arrival, ar.result(), req.getHeader("X-Ax-Signature"), signer);
             } else {
-              tracker.parseError();
+              sink.parseError();
             }
           });
         });
@@ -69,12 +77,14 @@ public final class Receiver implements AutoCloseable {
    */
   public Tracker track(Map<String, Long> expected, Map<String, Long> acceptedAt) {
     Tracker t = new Tracker(expected, acceptedAt);
-    tracker = t;
+    sink = t;
     return t;
   }
 
-  public Tracker tracker() {
-    return tracker;
+  /** Starts a new phase judged by {@code s}. */
+  public <S extends Sink> S sink(S s) {
+    sink = s;
+    return s;
   }
 
   @Override
@@ -89,7 +99,7 @@ public final class Receiver implements AutoCloseable {
    * thread: all methods are synchronized. {@code expected} (task id → intended trigger ms) may still
    * be filling while tasks arrive, so it is consulted only when a snapshot is taken.
    */
-  public static final class Tracker {
+  public static final class Tracker implements Sink {
     private final Map<String, Long> expected; // null: judge every arrival as expected (no id list)
     private final Map<String, Long> acceptedAt; // may be null
     /** task id → {first arrival ms, trigger_time ms from the body, fired_at ms or MIN_VALUE}. */
@@ -112,11 +122,13 @@ public final class Receiver implements AutoCloseable {
       this.acceptedAt = acceptedAt;
     }
 
-    synchronized void parseError() {
+    @Override
+    public synchronized void parseError() {
       parseErrors++;
     }
 
-    synchronized void record(long arrival, Buffer body, String sigHeader, Signer signer) {
+    @Override
+    public synchronized void record(long arrival, Buffer body, String sigHeader, Signer signer) {
       arrivals++;
       if (sigHeader == null) {
         sigMissing++;

@@ -5,7 +5,10 @@ import ax.bench.Bench;
 import ax.bench.Harness;
 import ax.bench.Receiver;
 import ax.bench.Report;
+import ax.bench.Recurring;
 import ax.bench.peers.Outcome;
+import ax.bench.peers.RecurringOutcome;
+import ax.bench.peers.RecurringPlan;
 import ax.bench.peers.Schedule;
 import io.vertx.core.json.JsonArray;
 import io.vertx.core.json.JsonObject;
@@ -28,6 +31,7 @@ import java.util.concurrent.atomic.AtomicLong;
 public final class AxContender implements Contender {
   private final Harness h;
   private final Map<String, Receiver.Tracker> phases = new ConcurrentHashMap<>();
+  private final Map<String, Recurring.Occurrences> recurringPhases = new ConcurrentHashMap<>();
 
   private AxContender(Harness h) {
     this.h = h;
@@ -57,6 +61,10 @@ public final class AxContender implements Contender {
         + "AX_LOAD_INTERVAL_MS 1000, AX_LOAD_BATCH 5000, AX_CLAIM_BATCH 200, AX_HTTP_MAX_CONNECTIONS 256");
     m.put("task", "callback_url = the bench receiver (HTTP POST, answers 200 at once); lateness = arrival − trigger_time");
     m.put("ingest API", "signed POST /openapi/v1/tasks/batch, 1000 tasks per request (per-item 201)");
+    m.put("recurring", "one signed POST /openapi/v1/schedules per schedule (4 in flight): every_ms with start_at = the "
+        + "staggered anchor and end_at = the last slot (aligned: cron \"* * * * * *\" from start_at to end_at), "
+        + "default misfire fire_once, overlap allow; template task_type bench.recurring, payload {\"s\": i}, "
+        + "callback_url = the receiver; lateness = arrival − the callback's trigger_time");
     return m;
   }
 
@@ -130,6 +138,24 @@ public final class AxContender implements Contender {
     return new Outcome(s.lateness(), s.expectedTotal(), s.expectedReceived(), s.duplicates() + s.retries(), s.early(),
         -s.minLateness(),
         s.firstArrivalMs(), s.lastArrivalMs());
+  }
+
+  @Override
+  public Ingested scheduleRecurring(String phase, RecurringPlan plan, int threads, int chunk) throws Exception {
+    recurringPhases.put(phase, h.receiver.sink(new Recurring.Occurrences(plan)));
+    Recurring.Created c = Recurring.create(h, plan, Math.max(1, threads));
+    return new Ingested(c.endMs() - c.startMs(), c.accepted(), c.rejected(),
+        c.errorSamples().isEmpty() ? (c.firstDueMismatches() > 0 ? c.mismatchSample() : null) : c.errorSamples().get(0));
+  }
+
+  @Override
+  public long occurrences(String phase) {
+    return recurringPhases.get(phase).log.received();
+  }
+
+  @Override
+  public RecurringOutcome recurringOutcome(String phase) {
+    return recurringPhases.get(phase).log.outcome();
   }
 
   @Override

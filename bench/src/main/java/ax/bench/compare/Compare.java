@@ -5,6 +5,8 @@ import ax.bench.Harness;
 import ax.bench.Options;
 import ax.bench.Report;
 import ax.bench.peers.Outcome;
+import ax.bench.peers.RecurringOutcome;
+import ax.bench.peers.RecurringPlan;
 import ax.bench.peers.Schedule;
 import java.nio.file.Path;
 import java.util.Arrays;
@@ -20,7 +22,7 @@ import java.util.TreeMap;
 public final class Compare {
   public static final List<String> SYSTEMS = List.of("ax", "db-scheduler", "quartz");
   public static final List<String> WORKLOADS =
-      List.of("pgbench", "ingest", "burst", "spread", "flatness", "submit", "memory");
+      List.of("pgbench", "ingest", "burst", "spread", "recurring", "flatness", "submit", "memory");
   private static final long DAY_MS = 86_400_000L;
 
   private final Options o;
@@ -105,6 +107,7 @@ public final class Compare {
         case "ingest" -> forEachSystem(w, systems, this::ingest);
         case "burst" -> forEachSystem(w, systems, this::burst);
         case "spread" -> forEachSystem(w, systems, this::spread);
+        case "recurring" -> forEachSystem(w, systems, this::recurring);
         case "flatness" -> {
           List<String> flat = csv(o.string("flat-systems", String.join(",", SYSTEMS)));
           systems.stream().filter(s -> !flat.contains(s)).forEach(s ->
@@ -169,6 +172,62 @@ public final class Compare {
   private void spread(Contender c) throws Exception {
     warmUp(c);
     results.spread.put(c.name(), phase(c, "spread", "spread", spreadSchedule(c.name())));
+  }
+
+  /**
+   * {@code --recurring-schedules} (1000) schedules firing every {@code --recurring-every-ms} (1000) for
+   * {@code --recurring-minutes} (2), starts staggered evenly over the period ({@code --recurring-aligned}: all
+   * at the same instant, cron's shape), after the same warm-up burst as the other phases. The first due time
+   * is {@code --recurring-lead-s} (20) after creation starts, on a whole second; the bench waits until every
+   * occurrence of the window ran or {@code --recurring-drain-s} (30) after the last due time.
+   */
+  private void recurring(Contender c) throws Exception {
+    warmUp(c);
+    int count = o.intValue("recurring-schedules", 1000);
+    long period = o.longValue("recurring-every-ms", 1000);
+    int slots = (int) Math.max(1, Math.round(o.doubleValue("recurring-minutes", 2) * 60_000 / period));
+    long first = (System.currentTimeMillis() + o.longValue("recurring-lead-s", 20) * 1000 + 999) / 1000 * 1000;
+    RecurringPlan plan = new RecurringPlan(count, first, period, slots, o.flag("recurring-aligned"));
+    String phase = "recurring-" + System.currentTimeMillis() % 100_000;
+    String load0 = loadavg();
+    double cpu0 = c.cpuSeconds();
+    Contender.Ingested created = c.scheduleRecurring(phase, plan, threads, Math.max(1, Math.min(chunk, count / threads)));
+    long createdAt = System.currentTimeMillis();
+    System.out.println("[compare] " + c.name() + " recurring: " + created.accepted() + " schedules created in "
+        + created.ms() + " ms; first due in " + (first - createdAt) + " ms");
+    if (createdAt > first) {
+      results.notes.add(c.name() + " recurring: creating the schedules ended " + (createdAt - first)
+          + " ms after the first due time");
+    }
+    long expected = created.accepted() * (long) slots;
+    long deadline = plan.lastDueMs() + o.longValue("recurring-drain-s", 30) * 1000;
+    long lastPrint = 0;
+    long got;
+    while ((got = c.occurrences(phase)) < expected && System.currentTimeMillis() < deadline && c.alive()) {
+      if (System.currentTimeMillis() - lastPrint > 10_000) {
+        lastPrint = System.currentTimeMillis();
+        System.out.println("[compare] " + c.name() + " recurring: " + got + "/" + expected + " occurrences (load "
+            + loadavg() + ")");
+      }
+      Thread.sleep(100);
+    }
+    Thread.sleep(graceMs);
+    RecurringOutcome out = c.recurringOutcome(phase);
+    Results.Recurring r = new Results.Recurring(c.name(), plan, created, out, c.cpuSeconds() - cpu0, load0, loadavg());
+    results.add(r);
+    System.out.println("[compare] " + c.name() + " recurring: received " + out.received() + "/" + out.expected()
+        + ", missed " + out.missed() + ", doubled " + out.doubled() + ", early " + out.early() + ", lateness p50 "
+        + out.lateness().getValueAtPercentile(50) + " p99 " + out.lateness().getValueAtPercentile(99) + " max "
+        + out.lateness().getMaxValue() + " ms, CPU " + Report.fmt(r.cpuPerOccurrenceUs(), 0) + " µs/occurrence");
+  }
+
+  static String loadavg() {
+    try {
+      String[] f = java.nio.file.Files.readString(Path.of("/proc/loadavg")).trim().split(" ");
+      return f[0] + " " + f[1] + " " + f[2];
+    } catch (java.io.IOException e) {
+      return "?";
+    }
   }
 
   /**

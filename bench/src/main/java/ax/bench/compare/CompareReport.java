@@ -4,6 +4,7 @@ import ax.bench.Bench;
 import ax.bench.BenchDb;
 import ax.bench.Report;
 import ax.bench.peers.Outcome;
+import ax.bench.peers.RecurringOutcome;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -112,6 +113,14 @@ public final class CompareReport {
       Charts.latencyCdf(dir.resolve("lateness-spread.png"), "spread: lateness by percentile (" + n(r.spread)
           + " tasks over " + window(r.spread) + " s)", spread);
     }
+    Map<String, Histogram> recurring = new LinkedHashMap<>();
+    r.recurring.forEach((s, p) -> recurring.put(s, p.outcome().lateness()));
+    if (!recurring.isEmpty()) {
+      Results.Recurring any = r.recurring.values().iterator().next();
+      Charts.latencyCdf(dir.resolve("lateness-recurring.png"), "recurring: occurrence lateness by percentile ("
+          + any.plan().n() + " schedules every " + any.plan().periodMs() + " ms, " + any.plan().slots() + " each)",
+          recurring);
+    }
     Map<String, Map<String, Double>> bars = new LinkedHashMap<>();
     Map<String, Double> ingest = new LinkedHashMap<>();
     r.ingest.forEach((s, ig) -> ingest.put(s, ig.perSecond()));
@@ -167,6 +176,7 @@ public final class CompareReport {
     ingest();
     burst();
     spread();
+    recurring();
     flatness();
     submit();
     memory();
@@ -206,6 +216,22 @@ public final class CompareReport {
           + ratio(ratio) + "× lower. Target ≥ 10×: **" + (ratio >= 10 ? "met" : "NOT met") + "**."
           + incomplete(ax) + incomplete(ph.get(best)));
     }
+    Results.Recurring axRec = r.recurring.get("ax");
+    String bestRec = null;
+    for (Results.Recurring p : r.recurring.values()) {
+      if (!p.system().equals("ax") && p.outcome().received() > 0 && (bestRec == null
+          || recP99(p) < recP99(r.recurring.get(bestRec)))) {
+        bestRec = p.system();
+      }
+    }
+    if (axRec != null && bestRec != null) {
+      double a = recP99(axRec);
+      double b = recP99(r.recurring.get(bestRec));
+      double ratio = b / Math.max(1, a);
+      line("- **Lateness p99, recurring:** ax " + ms(a) + ", best peer " + bestRec + " " + ms(b) + " → ax is "
+          + ratio(ratio) + "× lower. Target ≥ 10×: **" + (ratio >= 10 ? "met" : "NOT met") + "**."
+          + recIncomplete(axRec) + recIncomplete(r.recurring.get(bestRec)));
+    }
     Results.Phase ax = r.burst.get("ax");
     String best = bestPeer(r.burst, CompareReport::execPerSecond, false);
     if (ax != null && best != null) {
@@ -217,6 +243,16 @@ public final class CompareReport {
           + "**.");
     }
     line("");
+  }
+
+  private static double recP99(Results.Recurring p) {
+    return p.outcome().lateness().getValueAtPercentile(99);
+  }
+
+  private static String recIncomplete(Results.Recurring p) {
+    RecurringOutcome o = p.outcome();
+    return o.missed() == 0 ? "" : " (" + p.system() + " missed " + o.missed() + " of " + o.expected()
+        + " occurrences, so its percentiles cover only what ran)";
   }
 
   /** A warning when a phase's percentiles cover only the tasks that executed before the deadline. */
@@ -340,6 +376,73 @@ public final class CompareReport {
     line("");
   }
 
+  private void recurring() {
+    if (r.recurring.isEmpty()) {
+      return;
+    }
+    Results.Recurring any = r.recurring.values().iterator().next();
+    line("## Recurring — " + any.plan().describe());
+    line("");
+    line("Each system gets the same schedules through its own API (ax: `POST /openapi/v1/schedules`; db-scheduler: "
+        + "instances of one `recurringWithPersistentSchedule` task; Quartz: one trigger per schedule; settings below), "
+        + "the first due on a whole second after the same warm-up burst. "
+        + "Every execution names its schedule and the due time it ran for (ax: the callback's `trigger_time`; "
+        + "db-scheduler: the execution's `executionTime`; Quartz: `getScheduledFireTime()`), and is judged against "
+        + "the due times the definition gives: **missed** = schedules × occurrences − distinct (schedule, due time) "
+        + "received by the end of the drain; **doubled** = a (schedule, due time) that ran again; **early** = ran "
+        + "before its due time; **off grid** = ran for a time the definition does not have. Lateness = where the "
+        + "work lands − the due time (ax: at the HTTP receiver; peers: in the no-op body). CPU = the scheduler "
+        + "process alone (ax's server; a peer's JVM) from the start of creation to the end of the drain, ÷ "
+        + "occurrences received.");
+    line("");
+    Map<String, Results.Recurring> rc = r.recurring;
+    List<String[]> rows = new ArrayList<>();
+    for (String pct : PCT) {
+      rows.add(row("lateness " + pct, s -> {
+        if (!rc.containsKey(s) || rc.get(s).outcome().received() == 0) {
+          return "—";
+        }
+        Histogram h = rc.get(s).outcome().lateness();
+        long v = pct.equals("max") ? h.getMaxValue() : h.getValueAtPercentile(Double.parseDouble(pct.substring(1)));
+        return pct.equals("p99") ? "**" + v + " ms**" : v + " ms";
+      }));
+    }
+    rows.add(row("lateness p99 by minute (ms)", s -> {
+      if (!rc.containsKey(s)) {
+        return "—";
+      }
+      StringBuilder sb = new StringBuilder();
+      rc.get(s).outcome().p99ByMinute().forEach((m, v) -> sb.append(sb.length() == 0 ? "" : " · ").append(v));
+      return sb.toString();
+    }));
+    rows.add(row("received / expected", s -> rc.containsKey(s) ? rc.get(s).outcome().received() + " / "
+        + rc.get(s).outcome().expected() : "—"));
+    rows.add(row("missed / doubled / early / off grid", s -> {
+      if (!rc.containsKey(s)) {
+        return "—";
+      }
+      RecurringOutcome o = rc.get(s).outcome();
+      return bold(o.missed()) + " / " + bold(o.doubled()) + " / " + bold(o.early())
+          + (o.early() > 0 ? " (by ≤ " + o.maxEarlyMs() + " ms)" : "") + " / " + bold(o.offGrid());
+    }));
+    rows.add(row("scheduler CPU per occurrence", s -> rc.containsKey(s) && !Double.isNaN(rc.get(s).cpuPerOccurrenceUs())
+        ? Report.fmt(rc.get(s).cpuPerOccurrenceUs(), 0) + " µs (" + Report.fmt(rc.get(s).cpuSeconds(), 1) + " s)" : "—"));
+    rows.add(row("schedules created in", s -> rc.containsKey(s) ? rc.get(s).created().ms() + " ms" : "—"));
+    rows.add(row("load average at start / end", s -> rc.containsKey(s) ? rc.get(s).loadStart() + " / "
+        + rc.get(s).loadEnd() : "—"));
+    table(rows, ratios(s -> rc.containsKey(s) && rc.get(s).outcome().received() > 0 ? recP99(rc.get(s)) : Double.NaN,
+        false, "lateness p99") + "\n" + ratios(s -> rc.containsKey(s) ? rc.get(s).cpuPerOccurrenceUs() : Double.NaN,
+        false, "CPU per occurrence"));
+    for (Results.Recurring p : rc.values()) {
+      if (!p.outcome().correct()) {
+        p.outcome().samples().stream().limit(5).forEach(x -> line("- " + p.system() + ": " + x));
+      }
+    }
+    line("");
+    line("![recurring lateness](lateness-recurring.png)");
+    line("");
+  }
+
   private void flatness() {
     if (r.flatness.isEmpty()) {
       return;
@@ -442,6 +545,13 @@ public final class CompareReport {
           + " | " + bold(o.missing()) + " | " + bold(o.duplicates()) + " | " + bold(o.early())
           + (o.early() > 0 ? " (" + o.maxEarlyMs() + " ms)" : "") + " | "
           + bold(p.ingested().rejected()) + " |");
+    }
+    for (Results.Recurring p : r.recurring.values()) {
+      RecurringOutcome o = p.outcome();
+      line("| " + p.system() + " | recurring | " + p.plan().n() + " schedules × " + p.plan().slots() + " (missed in "
+          + "\"missing\", doubled in \"duplicates\", " + o.offGrid() + " off grid) | " + o.expected() + " | "
+          + o.received() + " | " + bold(o.missed()) + " | " + bold(o.doubled()) + " | " + bold(o.early())
+          + (o.early() > 0 ? " (" + o.maxEarlyMs() + " ms)" : "") + " | " + bold(p.created().rejected()) + " |");
     }
     line("");
   }

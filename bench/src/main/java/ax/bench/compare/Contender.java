@@ -1,6 +1,8 @@
 package ax.bench.compare;
 
 import ax.bench.peers.Outcome;
+import ax.bench.peers.RecurringOutcome;
+import ax.bench.peers.RecurringPlan;
 import ax.bench.peers.Schedule;
 import java.util.Map;
 
@@ -22,6 +24,14 @@ public interface Contender extends AutoCloseable {
   long executed(String phase) throws Exception;
 
   Outcome outcome(String phase) throws Exception;
+
+  /** Creates the recurring schedules of {@code plan} as one phase, from {@code threads} concurrent clients. */
+  Ingested scheduleRecurring(String phase, RecurringPlan plan, int threads, int chunk) throws Exception;
+
+  /** Distinct occurrences (schedule + due time) of the recurring phase executed so far. */
+  long occurrences(String phase) throws Exception;
+
+  RecurringOutcome recurringOutcome(String phase) throws Exception;
 
   /** Stores {@code count} far-future tasks straight into the system's table with SQL; returns ms taken. */
   long storeFuture(long offset, long count, long startMs, long spanMs) throws Exception;

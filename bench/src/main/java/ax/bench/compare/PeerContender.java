@@ -3,6 +3,8 @@ package ax.bench.compare;
 import ax.bench.BenchDb;
 import ax.bench.ServerProcess;
 import ax.bench.peers.Outcome;
+import ax.bench.peers.RecurringOutcome;
+import ax.bench.peers.RecurringPlan;
 import ax.bench.peers.Schedule;
 import io.vertx.core.json.JsonObject;
 import java.io.BufferedReader;
@@ -121,6 +123,27 @@ public final class PeerContender implements Contender {
           + "(a stored far-future task ran)");
     }
     return Outcome.fromJson(a);
+  }
+
+  @Override
+  public Ingested scheduleRecurring(String phase, RecurringPlan p, int threads, int chunk) throws Exception {
+    JsonObject a = call("recurring " + phase + " " + p.n() + " " + p.firstDueMs() + " " + p.periodMs() + " " + p.slots()
+        + " " + p.aligned() + " " + threads + " " + chunk);
+    return new Ingested(a.getLong("ms"), a.getLong("accepted"), a.getLong("rejected"), a.getString("sample"));
+  }
+
+  @Override
+  public long occurrences(String phase) throws Exception {
+    return call("occurrences " + phase).getLong("received");
+  }
+
+  @Override
+  public RecurringOutcome recurringOutcome(String phase) throws Exception {
+    JsonObject a = call("routcome " + phase);
+    if (a.getLong("unknown_phase", 0L) > 0) {
+      throw new IllegalStateException(name + " ran " + a.getLong("unknown_phase") + " tasks of no announced phase");
+    }
+    return RecurringOutcome.fromJson(a);
   }
 
   @Override

@@ -2,6 +2,8 @@ package ax.bench.compare;
 
 import ax.bench.Bench;
 import ax.bench.peers.Outcome;
+import ax.bench.peers.RecurringOutcome;
+import ax.bench.peers.RecurringPlan;
 import ax.bench.peers.Schedule;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -21,6 +23,19 @@ public final class Results {
   }
 
   public final Map<String, Map<String, String>> settings = new LinkedHashMap<>();
+  /**
+   * One system's recurring phase: the plan, how creating it went, what executed, the scheduler process's CPU
+   * seconds from creation to the end of the drain, and the load average at its start and end.
+   */
+  public record Recurring(String system, RecurringPlan plan, Contender.Ingested created, RecurringOutcome outcome,
+                          double cpuSeconds, String loadStart, String loadEnd) {
+    /** CPU µs per occurrence received (NaN when none ran or the process is gone). */
+    public double cpuPerOccurrenceUs() {
+      return outcome.received() == 0 ? Double.NaN : cpuSeconds * 1e6 / outcome.received();
+    }
+  }
+
+  public final Map<String, Recurring> recurring = new LinkedHashMap<>();
   public final Map<String, Contender.Ingested> ingest = new LinkedHashMap<>();
   public final Map<String, Phase> burst = new LinkedHashMap<>();
   public final Map<String, Phase> spread = new LinkedHashMap<>();
@@ -35,6 +50,20 @@ public final class Results {
   public Pgbench.Figures pgbench;
   public final List<String> notes = new ArrayList<>();
   public final List<String> failures = new ArrayList<>();
+
+  void add(Recurring p) {
+    recurring.put(p.system(), p);
+    RecurringOutcome o = p.outcome();
+    if (!o.correct()) {
+      failures.add(p.system() + " recurring: " + o.missed() + " missed, " + o.doubled() + " doubled, " + o.early()
+          + " early" + (o.early() > 0 ? " (earliest by " + o.maxEarlyMs() + " ms)" : "") + ", " + o.offGrid()
+          + " off grid of " + o.expected() + " occurrences");
+    }
+    if (p.created().rejected() > 0) {
+      failures.add(p.system() + " recurring: " + p.created().rejected() + " schedules rejected, e.g. "
+          + p.created().errorSample());
+    }
+  }
 
   void add(Phase p) {
     phases.add(p);

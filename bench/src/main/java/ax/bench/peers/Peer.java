@@ -16,6 +16,20 @@ public interface Peer extends AutoCloseable {
   void schedule(String phase, Schedule schedule, int from, int to) throws Exception;
 
   /**
+   * Creates recurring schedules {@code from .. to-1} of a recurring phase through the peer's own API, in one
+   * call; their executions report {@code "<phase>/<index>"} and the due time they ran for to
+   * {@link Recorder#occurred}.
+   */
+  void scheduleRecurring(String phase, RecurringPlan plan, int from, int to) throws Exception;
+
+  /** Where task bodies report: one-shot tasks by name, recurring occurrences by name and due time. */
+  interface Recorder {
+    void executed(String name);
+
+    void occurred(String name, long dueMs);
+  }
+
+  /**
    * Inserts {@code count} tasks due over {@code [startMs, startMs+spanMs)} straight into the peer's tables
    * with {@code INSERT … SELECT generate_series}, named {@code far-<offset+n>}: the stored backlog of the
    * flatness workload. They are what the peer itself would have written for a one-shot task.

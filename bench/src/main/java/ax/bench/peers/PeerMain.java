@@ -25,6 +25,10 @@ import java.util.concurrent.atomic.AtomicLong;
  * <pre>
  * ingest &lt;phase&gt; &lt;n&gt; &lt;firstDueMs&gt; &lt;windowMs&gt; &lt;threads&gt; &lt;chunk&gt;  → {ms, accepted, rejected, sample}
  * executed &lt;phase&gt;                                         → {executed}
+ * recurring &lt;phase&gt; &lt;n&gt; &lt;firstDueMs&gt; &lt;periodMs&gt; &lt;slots&gt; &lt;aligned&gt; &lt;threads&gt; &lt;chunk&gt;
+ *                                                          → {ms, accepted, rejected, sample} (schedules created)
+ * occurrences &lt;phase&gt;                                      → {received} (distinct due times run so far)
+ * routcome &lt;phase&gt;                                         → RecurringOutcome JSON
  * outcome &lt;phase&gt;                                          → Outcome JSON
  * store &lt;offset&gt; &lt;count&gt; &lt;startMs&gt; &lt;spanMs&gt;               → {ms}
  * settings                                                 → {name: value}
@@ -37,14 +41,35 @@ public final class PeerMain {
   private final Peer peer;
   private final String jdbcUrl;
   private final Map<String, ExecutionLog> logs = new ConcurrentHashMap<>();
+  private final Map<String, OccurrenceLog> occurrenceLogs = new ConcurrentHashMap<>();
   private final AtomicLong unknown = new AtomicLong();
 
   private PeerMain(String system, String jdbcUrl) {
     this.jdbcUrl = jdbcUrl;
     this.peer = switch (system) {
-      case "db-scheduler" -> new DbSchedulerPeer(jdbcUrl, this::record);
-      case "quartz" -> new QuartzPeer(jdbcUrl, this::record);
+      case "db-scheduler" -> new DbSchedulerPeer(jdbcUrl, recorder());
+      case "quartz" -> new QuartzPeer(jdbcUrl, recorder());
       default -> throw new IllegalArgumentException("unknown peer '" + system + "' (db-scheduler, quartz)");
+    };
+  }
+
+  private Peer.Recorder recorder() {
+    return new Peer.Recorder() {
+      @Override
+      public void executed(String name) {
+        record(name);
+      }
+
+      @Override
+      public void occurred(String name, long dueMs) {
+        long now = System.currentTimeMillis();
+        OccurrenceLog log = occurrenceLogs.get(Peer.phase(name));
+        if (log == null) {
+          unknown.incrementAndGet();
+          return;
+        }
+        log.record(Peer.index(name), dueMs, OccurrenceLog.NO_TASK, now);
+      }
     };
   }
 
@@ -101,6 +126,11 @@ public final class PeerMain {
       case "ingest" -> ingest(a[1], new Schedule(Integer.parseInt(a[2]), Long.parseLong(a[3]), Long.parseLong(a[4])),
           Integer.parseInt(a[5]), Integer.parseInt(a[6]));
       case "executed" -> new JsonObject().put("executed", log(a[1]).distinct());
+      case "recurring" -> recurring(a[1], new RecurringPlan(Integer.parseInt(a[2]), Long.parseLong(a[3]),
+          Long.parseLong(a[4]), Integer.parseInt(a[5]), Boolean.parseBoolean(a[6])), Integer.parseInt(a[7]),
+          Integer.parseInt(a[8]));
+      case "occurrences" -> new JsonObject().put("received", occurrenceLog(a[1]).received());
+      case "routcome" -> occurrenceLog(a[1]).outcome().toJson().put("unknown_phase", unknown.get());
       case "outcome" -> log(a[1]).outcome().toJson().put("unknown", unknown.get());
       case "store" -> store(Long.parseLong(a[1]), Long.parseLong(a[2]), Long.parseLong(a[3]), Long.parseLong(a[4]));
       case "settings" -> new JsonObject(Map.copyOf(peer.settings()));
@@ -117,12 +147,34 @@ public final class PeerMain {
     return log;
   }
 
+  private OccurrenceLog occurrenceLog(String phase) {
+    OccurrenceLog log = occurrenceLogs.get(phase);
+    if (log == null) {
+      throw new IllegalArgumentException("no recurring phase " + phase);
+    }
+    return log;
+  }
+
+  /** Creates the plan's schedules from {@code threads} client threads in chunks, like {@link #ingest}. */
+  private JsonObject recurring(String phase, RecurringPlan plan, int threads, int chunk) throws Exception {
+    occurrenceLogs.put(phase, new OccurrenceLog(plan));
+    return inParallel(plan.n(), threads, chunk, (from, to) -> peer.scheduleRecurring(phase, plan, from, to));
+  }
+
+  interface Range {
+    void run(int from, int to) throws Exception;
+  }
+
   /**
    * {@code threads} client threads take chunks of {@code chunk} tasks in trigger order and hand each to the
    * peer's scheduling API; the clock runs from the first call to the last return.
    */
   private JsonObject ingest(String phase, Schedule s, int threads, int chunk) throws Exception {
     logs.put(phase, new ExecutionLog(s));
+    return inParallel(s.n(), threads, chunk, (from, to) -> peer.schedule(phase, s, from, to));
+  }
+
+  private static JsonObject inParallel(int n, int threads, int chunk, Range body) throws Exception {
     AtomicInteger next = new AtomicInteger();
     AtomicLong accepted = new AtomicLong();
     AtomicLong rejected = new AtomicLong();
@@ -133,10 +185,10 @@ public final class PeerMain {
       Future<?>[] f = new Future<?>[threads];
       for (int t = 0; t < threads; t++) {
         f[t] = pool.submit(() -> {
-          for (int from = next.getAndAdd(chunk); from < s.n(); from = next.getAndAdd(chunk)) {
-            int to = Math.min(s.n(), from + chunk);
+          for (int from = next.getAndAdd(chunk); from < n; from = next.getAndAdd(chunk)) {
+            int to = Math.min(n, from + chunk);
             try {
-              peer.schedule(phase, s, from, to);
+              body.run(from, to);
               accepted.addAndGet(to - from);
             } catch (Exception e) {
               rejected.addAndGet(to - from);

@@ -13,7 +13,7 @@ import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.Properties;
 import java.util.Set;
-import java.util.function.Consumer;
+import org.quartz.CronScheduleBuilder;
 import org.quartz.Job;
 import org.quartz.JobBuilder;
 import org.quartz.JobDetail;
@@ -48,12 +48,12 @@ public final class QuartzPeer implements Peer {
    * Quartz instantiates job classes itself, so a job cannot be handed a recorder; this JVM hosts exactly
    * one peer (PeerMain), which makes a static the simple honest way.
    */
-  private static volatile Consumer<String> recorder;
+  private static volatile Recorder recorder;
 
   private final String jdbcUrl;
   private Scheduler scheduler;
 
-  public QuartzPeer(String jdbcUrl, Consumer<String> recorder) {
+  public QuartzPeer(String jdbcUrl, Recorder recorder) {
     this.jdbcUrl = jdbcUrl;
     QuartzPeer.recorder = recorder;
   }
@@ -62,7 +62,15 @@ public final class QuartzPeer implements Peer {
   public static final class NoopJob implements Job {
     @Override
     public void execute(JobExecutionContext context) {
-      recorder.accept(context.getJobDetail().getKey().getName());
+      recorder.executed(context.getJobDetail().getKey().getName());
+    }
+  }
+
+  /** The job of a recurring schedule: records that it ran and for which scheduled fire time. */
+  public static final class RecurringJob implements Job {
+    @Override
+    public void execute(JobExecutionContext context) {
+      recorder.occurred(context.getJobDetail().getKey().getName(), context.getScheduledFireTime().getTime());
     }
   }
 
@@ -112,6 +120,34 @@ public final class QuartzPeer implements Peer {
           .startAt(new Date(s.trigger(i)))
           .withSchedule(SimpleScheduleBuilder.simpleSchedule().withMisfireHandlingInstructionFireNow())
           .build();
+      batch.put(job, Set.of(trigger));
+    }
+    scheduler.scheduleJobs(batch, false);
+  }
+
+  /**
+   * One durable job + one trigger per schedule, all in one {@code scheduleJobs} transaction: a
+   * {@code CronTrigger "* * * * * ?"} from the first due time to the last when the plan is aligned (every
+   * schedule due at the same instant each second, cron's shape), else a {@code SimpleTrigger} with
+   * {@code startAt} = the schedule's staggered anchor, the plan's interval and {@code repeatCount} = slots − 1
+   * (Quartz's fixed rate). Misfire instructions are Quartz's defaults ("smart policy"); with the 1 h
+   * misfireThreshold below they do not come into play unless Quartz falls an hour behind.
+   */
+  @Override
+  public void scheduleRecurring(String phase, RecurringPlan plan, int from, int to) throws Exception {
+    if (plan.aligned() && plan.periodMs() != 1000) {
+      throw new IllegalArgumentException("an aligned plan is cron \"* * * * * ?\": its period must be 1000 ms");
+    }
+    Map<JobDetail, Set<? extends Trigger>> batch = new HashMap<>();
+    for (int i = from; i < to; i++) {
+      String name = phase + "/" + i;
+      JobDetail job = JobBuilder.newJob(RecurringJob.class).withIdentity(name, GROUP).build();
+      TriggerBuilder<Trigger> tb = TriggerBuilder.newTrigger().withIdentity(name, GROUP).forJob(job)
+          .startAt(new Date(plan.anchor(i)));
+      Trigger trigger = plan.aligned()
+          ? tb.withSchedule(CronScheduleBuilder.cronSchedule("* * * * * ?")).endAt(new Date(plan.lastDue(i))).build()
+          : tb.withSchedule(SimpleScheduleBuilder.simpleSchedule().withIntervalInMilliseconds(plan.periodMs())
+              .withRepeatCount(plan.slots() - 1)).build();
       batch.put(job, Set.of(trigger));
     }
     scheduler.scheduleJobs(batch, false);
@@ -175,6 +211,10 @@ public final class QuartzPeer implements Peer {
     m.put("task", "one JobDetail (NoopJob, no data) + one SimpleTrigger (startAt, repeat 0, "
         + "misfire = fire now) per task; the job records System.currentTimeMillis()");
     m.put("ingest API", "scheduleJobs(Map<JobDetail, Set<Trigger>>, false) per chunk (one transaction)");
+    m.put("recurring", "one JobDetail (RecurringJob) + one trigger per schedule: CronTrigger \"* * * * * ?\" "
+        + "(startAt/endAt) when aligned, else SimpleTrigger (startAt = staggered anchor, interval = period, "
+        + "repeatCount = slots − 1); default misfire instructions; the job records System.currentTimeMillis() and "
+        + "getScheduledFireTime()");
     m.put("misfireThreshold", MISFIRE_THRESHOLD_MS / 1000 + " s (default 60 s: later triggers go to the misfire handler)");
     m.put("other", "defaults: idleWaitTime 30 s (scheduling in this JVM wakes it), clusterCheckinInterval 7.5 s");
     return m;
