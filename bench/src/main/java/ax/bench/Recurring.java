@@ -640,7 +640,7 @@ public final class Recurring {
   static void smoke(Harness h, int n, int slots) throws Exception {
     Report r = h.report;
     r.section("recurring");
-    long firstDue = (System.currentTimeMillis() + 4_000 + 999) / 1000 * 1000;
+    long firstDue = (System.currentTimeMillis() + 6_000 + 999) / 1000 * 1000;
     RecurringPlan plan = new RecurringPlan(n, firstDue, 1000, slots, false);
     Phase p = run(h, "smoke recurring", plan, 8, 15_000, h.options.longValue("grace-s", 2) * 1000, 15_000);
     report(r, p);
