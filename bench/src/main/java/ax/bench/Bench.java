@@ -56,7 +56,7 @@ public final class Bench {
         memory   `stored` far-future rows + `near` rows in the load window; heap and RSS of the node
                  --stored 1000000 --near 100000 --near-from-s 15 --near-to-s 50 --depth-timeout-s 60 [--fire]
         smoke    burst N=300 (due +8 s), then spread N=300 over 5 s (from +6 s), then 20 recurring schedules
-                 every second for 5 s (from +4 s); then N tasks through
+                 every second for 5 s (from +6 s); then N tasks through
                  each peer of `compare` (db-scheduler, Quartz); fails on anything missing, duplicated or early
                  --n 300
         executors  N processor tasks due at one instant, run by executor processes over the bridge
