@@ -52,11 +52,23 @@ final class AxProcess implements AutoCloseable {
     return Path.of(System.getProperty("java.home"), "bin", "java").toString();
   }
 
-  static int freePort() throws IOException {
-    try (ServerSocket s = new ServerSocket(0)) {
-      return s.getLocalPort();
+  /**
+   * A port nothing listens on now and that this JVM has not handed out before. The second condition
+   * matters: a cluster's ports are all chosen before its nodes start, and the kernel may offer a port
+   * chosen (and released) a moment ago again — once a node's HTTP port came back equal to its own
+   * Hazelcast port, and the node exited unable to bind.
+   */
+  static synchronized int freePort() throws IOException {
+    while (true) {
+      try (ServerSocket s = new ServerSocket(0)) {
+        if (HANDED_OUT.add(s.getLocalPort())) {
+          return s.getLocalPort();
+        }
+      }
     }
   }
+
+  private static final java.util.Set<Integer> HANDED_OUT = new java.util.HashSet<>();
 
   private void awaitHealthy(Duration timeout) throws Exception {
     HttpClient http = HttpClient.newHttpClient();
