@@ -220,7 +220,7 @@ final class BatchHandler {
 
   private static JsonObject itemResult(int index, TaskStore.Inserted ins) {
     JsonObject r = TaskJson.created(ins.task()).put("index", index).put("status_code", ins.duplicate() ? 200 : 201);
-    return ins.duplicate() ? r.put("duplicate", true) : r;
+    return ins.duplicate() ? r.put("duplicate", true).put("duplicate_reason", ins.duplicateReason().wire()) : r;
   }
 
   private static JsonObject itemError(int index, Throwable e) {

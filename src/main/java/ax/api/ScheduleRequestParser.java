@@ -125,6 +125,10 @@ public final class ScheduleRequestParser {
       throw InvalidRequest.field("task", "is required: the fields of POST /openapi/v1/tasks for each occurrence");
     }
     for (String field : task.fieldNames()) {
+      if (field.equals("dedupe")) {
+        throw InvalidRequest.field("task.dedupe", "does not apply to occurrences: a schedule creates one per "
+            + "scheduled time, and occurrences of the same payload seconds apart are what it is for");
+      }
       if (NOT_IN_TEMPLATE.contains(field)) {
         throw InvalidRequest.field("task." + field, "is set per occurrence by the schedule, not in its template");
       }

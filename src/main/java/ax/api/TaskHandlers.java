@@ -47,7 +47,7 @@ final class TaskHandlers {
       TaskStore.Inserted ins = ar.result();
       JsonObject out = TaskJson.created(ins.task());
       if (ins.duplicate()) {
-        out.put("duplicate", true);
+        out.put("duplicate", true).put("duplicate_reason", ins.duplicateReason().wire());
       }
       HttpJson.send(ctx, ins.duplicate() ? 200 : 201, out);
     });

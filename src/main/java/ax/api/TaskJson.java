@@ -37,6 +37,7 @@ public final class TaskJson {
         .put("timeout_ms", t.timeoutMs())
         .put("biz_key", t.bizKey())
         .put("notify_url", t.notifyUrl())
+        .put("dedupe", t.dedupe())
         .put("shard_total", t.shardTotal())
         .put("depends_on", dependsOn(t))
         .put("last_run_node", t.lastRunNode())

@@ -1,8 +1,10 @@
 package ax.api;
 
+import ax.json.CanonicalJson;
 import ax.json.JsonText;
 import ax.clock.Rfc3339;
 import ax.http.CallbackUrlPolicy;
+import ax.task.Fingerprint;
 import ax.task.NewTask;
 import io.vertx.core.json.JsonObject;
 
@@ -32,7 +34,7 @@ public final class TaskRequestParser {
   private static final Pattern BATCH_REF = Pattern.compile("#(0|[1-9][0-9]{0,2})");
   private static final Set<String> FIELDS = Set.of("task_type", "trigger_time", "delay_ms", "payload",
       "callback_url", "processor", "max_retry", "priority", "timeout_ms", "biz_key", "notify_url",
-      "shard_total", "depends_on");
+      "shard_total", "depends_on", "dedupe");
   /**
    * Members that may be null. {@code payload}: a JSON null is a payload like any other. {@code depends_on}:
    * null means none, as if left out — openapi.yaml declares it nullable so that generated models hold no
@@ -55,13 +57,17 @@ public final class TaskRequestParser {
     }
   }
 
-  /** A valid submission, before it gets an id, a tenant and a status. */
+  /**
+   * A valid submission, before it gets an id, a tenant and a status. {@code payloadDigest}: the
+   * {@link Fingerprint#payloadDigest} of its canonical payload, or null when it asked {@code "dedupe": false}.
+   */
   public record Submission(String taskType, long triggerTimeMs, int priority, int maxRetry, int timeoutMs,
                            String callbackUrl, String processor, String payloadJson, String bizKey,
-                           int shardTotal, DependsOn dependsOn, String notifyUrl) {
+                           int shardTotal, DependsOn dependsOn, String notifyUrl, String payloadDigest) {
     public NewTask toNewTask(long taskId, String tenantId, String apiKey, ax.task.TaskStatus status) {
       return new NewTask(taskId, tenantId, apiKey, taskType, triggerTimeMs, status, priority, maxRetry,
-          timeoutMs, callbackUrl, processor, payloadJson, bizKey, shardTotal, notifyUrl);
+          timeoutMs, callbackUrl, processor, payloadJson, bizKey, shardTotal, notifyUrl,
+          payloadDigest == null ? null : Fingerprint.of(tenantId, taskType, payloadDigest));
     }
   }
 
@@ -133,11 +139,17 @@ public final class TaskRequestParser {
     if (bizKey != null && (bizKey.isEmpty() || bizKey.codePointCount(0, bizKey.length()) > 128)) {
       throw InvalidRequest.field("biz_key", "must be 1-128 characters");
     }
+    Object dedupe = body.getValue("dedupe", Boolean.TRUE);
+    if (!(dedupe instanceof Boolean)) {
+      throw InvalidRequest.field("dedupe", "must be true or false");
+    }
+    String payloadDigest = (Boolean) dedupe
+        ? Fingerprint.payloadDigest(CanonicalJson.of(body.getValue("payload"))) : null;
     return new Submission(taskType, trigger,
         integer(body, "priority", NewTask.DEFAULT_PRIORITY, 0, 9),
         integer(body, "max_retry", NewTask.DEFAULT_MAX_RETRY, 0, 10),
         integer(body, "timeout_ms", NewTask.DEFAULT_TIMEOUT_MS, 1, 86_400_000),
-        callbackUrl, processor, payloadJson, bizKey, shardTotal, dependsOn, notifyUrl);
+        callbackUrl, processor, payloadJson, bizKey, shardTotal, dependsOn, notifyUrl, payloadDigest);
   }
 
   /**

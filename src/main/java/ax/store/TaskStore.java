@@ -31,7 +31,7 @@ public final class TaskStore {
       task_id, tenant_id, task_type, trigger_time, status, priority, max_retry, retry_count, attempt,
       timeout_ms, callback_url, processor, payload::text AS payload, biz_key, shard_total, last_run_node,
       result::text AS result, error, created_at, updated_at, started_at, finished_at, schedule_id, scheduled_time,
-      notify_url""";
+      notify_url, fingerprint IS NOT NULL AS dedupe""";
 
   /**
    * What reads answer: the stored columns and the task's parents (one probe of task_dependencies_child
@@ -48,11 +48,11 @@ public final class TaskStore {
   private static final Sql INSERT = Sql.of("""
       INSERT INTO tasks (task_id, tenant_id, api_key, task_type, trigger_time, next_trigger_time, status, priority,
                          max_retry, timeout_ms, callback_url, processor, payload, biz_key, shard_total, waiting_on,
-                         error, finished_at, notify_url)
+                         error, finished_at, notify_url, fingerprint)
       VALUES (:id, :tenant, :api_key, :task_type, :trigger, :trigger, :status, :priority, :max_retry, :timeout_ms,
               :callback_url, :processor, :payload::text::jsonb, :biz_key, :shard_total, :waiting_on, :error,
-              CASE WHEN :status = 'SKIPPED' THEN now() END, :notify_url)
-      ON CONFLICT (tenant_id, task_type, biz_key) WHERE biz_key IS NOT NULL DO NOTHING
+              CASE WHEN :status = 'SKIPPED' THEN now() END, :notify_url, :fingerprint::uuid)
+      ON CONFLICT DO NOTHING
       RETURNING\s""" + COLUMNS);
 
   /**
@@ -87,18 +87,23 @@ public final class TaskStore {
 
   /**
    * Many unsharded tasks in one statement (the batch endpoint): one round trip instead of one per
-   * task. Rows a biz_key conflict skipped are not returned; the caller answers them as duplicates.
+   * task. Rows a biz_key or fingerprint conflict skipped are not returned; the caller answers them as
+   * duplicates. Rows go in fingerprint order (then request order), so two batches racing with the same
+   * payloads wait for each other in the same order instead of deadlocking, and of two equal items of one
+   * batch the earlier is the one created.
    */
   private static final Sql INSERT_MANY = Sql.of("""
       INSERT INTO tasks (task_id, tenant_id, api_key, task_type, trigger_time, next_trigger_time, status, priority,
-                         max_retry, timeout_ms, callback_url, processor, payload, biz_key, shard_total, notify_url)
-      SELECT id, tenant, akey, ttype, trig, trig, st, prio, mretry, tmo, cb, proc, pl::jsonb, bk, 1, nu
+                         max_retry, timeout_ms, callback_url, processor, payload, biz_key, shard_total, notify_url,
+                         fingerprint)
+      SELECT id, tenant, akey, ttype, trig, trig, st, prio, mretry, tmo, cb, proc, pl::jsonb, bk, 1, nu, fp
         FROM unnest(:ids::bigint[], :tenants::text[], :api_keys::text[], :task_types::text[],
                     :triggers::timestamptz[], :statuses::text[], :priorities::smallint[], :max_retries::smallint[],
                     :timeouts::int[], :callback_urls::text[], :processors::text[], :payloads::text[],
-                    :biz_keys::text[], :notify_urls::text[])
-             AS u(id, tenant, akey, ttype, trig, st, prio, mretry, tmo, cb, proc, pl, bk, nu)
-      ON CONFLICT (tenant_id, task_type, biz_key) WHERE biz_key IS NOT NULL DO NOTHING
+                    :biz_keys::text[], :notify_urls::text[], :fingerprints::uuid[])
+             WITH ORDINALITY AS u(id, tenant, akey, ttype, trig, st, prio, mretry, tmo, cb, proc, pl, bk, nu, fp, ord)
+       ORDER BY fp, ord
+      ON CONFLICT DO NOTHING
       RETURNING\s""" + COLUMNS);
 
   /**
@@ -128,6 +133,18 @@ public final class TaskStore {
 
   private static final Sql FIND_BY_BIZ_KEY = Sql.of(
       "SELECT " + READ_COLUMNS + " FROM tasks WHERE tenant_id = :tenant AND task_type = :task_type AND biz_key = :biz_key");
+
+  /**
+   * The task a fingerprint collided with: one whose trigger time is less than 5 s away (the index of
+   * V13's exclusion constraint answers this too). There can be two, one on each side (they are then
+   * 5 s or more apart from each other); the earlier is the answer, so a repeat always gets the same one.
+   */
+  private static final Sql FIND_BY_FINGERPRINT = Sql.of("SELECT " + READ_COLUMNS + """
+       FROM tasks
+      WHERE fingerprint = :fingerprint AND ax_dedupe_window(trigger_time) && ax_dedupe_window(:trigger)
+        AND tenant_id = :tenant
+      ORDER BY trigger_time, task_id
+      LIMIT 1""");
 
   private static final Sql FIND = Sql.of("SELECT " + READ_COLUMNS + " FROM tasks WHERE task_id = :id AND tenant_id = :tenant");
 
@@ -183,10 +200,36 @@ public final class TaskStore {
     this.pool = pool;
   }
 
-  /** Result of a submission: the stored task, and whether it already existed under the same biz_key. */
-  public record Inserted(TaskRecord task, boolean duplicate, long[] shardIds) {
-    public Inserted(TaskRecord task, boolean duplicate) {
-      this(task, duplicate, new long[0]);
+  /** Why a submission stored nothing and answered an existing task (API.md "Dependencies and duplicates"). */
+  public enum DuplicateReason {
+    /** Same tenant, task_type and biz_key. */
+    BIZ_KEY("biz_key"),
+    /** Same tenant, task_type and canonical payload, trigger times less than 5 s apart. */
+    FINGERPRINT("fingerprint");
+
+    private final String wire;
+
+    DuplicateReason(String wire) {
+      this.wire = wire;
+    }
+
+    /** As the API spells it in {@code duplicate_reason}. */
+    public String wire() {
+      return wire;
+    }
+  }
+
+  /**
+   * Result of a submission: the stored task, or the existing one it duplicated and why
+   * ({@code duplicateReason} null: stored now).
+   */
+  public record Inserted(TaskRecord task, DuplicateReason duplicateReason, long[] shardIds) {
+    public Inserted(TaskRecord task, DuplicateReason duplicateReason) {
+      this(task, duplicateReason, new long[0]);
+    }
+
+    public boolean duplicate() {
+      return duplicateReason != null;
     }
   }
 
@@ -286,7 +329,7 @@ public final class TaskStore {
                       .compose(d -> v.status() != TaskStatus.SKIPPED ? Future.succeededFuture()
                           : conn.preparedQuery(ALERT_SKIPPED.text()).execute(ALERT_SKIPPED.params()
                               .set("tenant", t.tenantId()).set("id", t.taskId()).set("detail", v.error()).tuple()))
-                      .map(d -> new Inserted(ins.task().withDependsOn(sorted(parents)), false, ins.shardIds())));
+                      .map(d -> new Inserted(ins.task().withDependsOn(sorted(parents)), null, ins.shardIds())));
         });
   }
 
@@ -303,22 +346,22 @@ public final class TaskStore {
         .set("callback_url", t.callbackUrl()).set("processor", t.processor()).set("payload", t.payloadJson())
         .set("biz_key", t.bizKey()).set("shard_total", t.shardTotal())
         .set("waiting_on", waitingOn == null ? null : waitingOn.shortValue()).set("error", error)
-        .set("notify_url", t.notifyUrl()).tuple();
+        .set("notify_url", t.notifyUrl()).set("fingerprint", t.fingerprint()).tuple();
     return client.preparedQuery(INSERT.text()).execute(params).compose(rows -> {
       if (rows.rowCount() != 1 || childIds.length == 0) {
         return Future.succeededFuture(rows);
       }
       return client.preparedQuery(INSERT_SHARDS.text()).execute(shardsOf(t.taskId(), childIds)).map(rows);
-    }).compose(rows -> inserted(t, rows))
-        .map(ins -> ins.duplicate() ? ins : new Inserted(ins.task(), false, childIds));
+    }).compose(rows -> inserted(client, t, rows))
+        .map(ins -> ins.duplicate() ? ins : new Inserted(ins.task(), null, childIds));
   }
 
-  private Future<Inserted> inserted(NewTask t, RowSet<Row> rows) {
+  private Future<Inserted> inserted(SqlClient client, NewTask t, RowSet<Row> rows) {
     if (rows.rowCount() == 1) {
-      return Future.succeededFuture(new Inserted(toRecord(rows.iterator().next()), false));
+      return Future.succeededFuture(new Inserted(toRecord(rows.iterator().next()), null));
     }
-    // Lost the biz_key race (or a repeat): the existing task is the answer.
-    return existing(t);
+    // Lost a biz_key or fingerprint race (or a repeat): the existing task is the answer.
+    return existing(client, t);
   }
 
   /** Inserts unsharded tasks in one statement; the answers are in the order of {@code batch}. */
@@ -338,6 +381,7 @@ public final class TaskStore {
     String[] payloads = new String[n];
     String[] bizKeys = new String[n];
     String[] notifyUrls = new String[n];
+    java.util.UUID[] fingerprints = new java.util.UUID[n];
     for (int i = 0; i < n; i++) {
       NewTask t = batch.get(i);
       if (t.shardTotal() != 1) {
@@ -357,12 +401,13 @@ public final class TaskStore {
       payloads[i] = t.payloadJson();
       bizKeys[i] = t.bizKey();
       notifyUrls[i] = t.notifyUrl();
+      fingerprints[i] = t.fingerprint();
     }
     Tuple params = INSERT_MANY.params().set("ids", ids).set("tenants", tenants).set("api_keys", keys)
         .set("task_types", types).set("triggers", triggers).set("statuses", statuses).set("priorities", priorities)
         .set("max_retries", maxRetries).set("timeouts", timeouts).set("callback_urls", callbacks)
         .set("processors", processors).set("payloads", payloads).set("biz_keys", bizKeys)
-        .set("notify_urls", notifyUrls).tuple();
+        .set("notify_urls", notifyUrls).set("fingerprints", fingerprints).tuple();
     return pool.preparedQuery(INSERT_MANY.text()).execute(params).compose(rows -> {
       java.util.Map<Long, TaskRecord> inserted = new java.util.HashMap<>();
       rows.forEach(r -> {
@@ -372,7 +417,7 @@ public final class TaskStore {
       List<Future<Inserted>> out = new ArrayList<>(n);
       for (NewTask t : batch) {
         TaskRecord rec = inserted.get(t.taskId());
-        out.add(rec != null ? Future.succeededFuture(new Inserted(rec, false)) : existing(t));
+        out.add(rec != null ? Future.succeededFuture(new Inserted(rec, null)) : existing(pool, t));
       }
       return Future.all(out).map(all -> {
         List<Inserted> list = new ArrayList<>(n);
@@ -382,18 +427,35 @@ public final class TaskStore {
     });
   }
 
-  /** The task that holds {@code t}'s biz_key (its insert was skipped as a duplicate). */
-  private Future<Inserted> existing(NewTask t) {
-    return pool.preparedQuery(FIND_BY_BIZ_KEY.text())
-        .execute(FIND_BY_BIZ_KEY.params().set("tenant", t.tenantId()).set("task_type", t.taskType())
-            .set("biz_key", t.bizKey()).tuple())
-        .map(found -> {
-          if (found.rowCount() != 1) {
-            throw new IllegalStateException("insert of task " + t.taskId()
-                + " conflicted but no task holds biz_key " + t.bizKey());
-          }
-          return new Inserted(toRecord(found.iterator().next()), true);
-        });
+  /**
+   * The task {@code t} duplicated (its insert was skipped): the holder of its biz_key, else the task its
+   * fingerprint collided with. Read on the inserting connection, so an earlier item of the same
+   * transaction is found.
+   */
+  private Future<Inserted> existing(SqlClient client, NewTask t) {
+    Future<Optional<TaskRecord>> byKey = t.bizKey() == null ? Future.succeededFuture(Optional.empty())
+        : client.preparedQuery(FIND_BY_BIZ_KEY.text()).execute(FIND_BY_BIZ_KEY.params().set("tenant", t.tenantId())
+            .set("task_type", t.taskType()).set("biz_key", t.bizKey()).tuple()).map(TaskStore::single);
+    return byKey.compose(found -> {
+      if (found.isPresent()) {
+        return Future.succeededFuture(new Inserted(found.get(), DuplicateReason.BIZ_KEY));
+      }
+      if (t.fingerprint() == null) {
+        return Future.failedFuture(conflictWithoutHolder(t));
+      }
+      return client.preparedQuery(FIND_BY_FINGERPRINT.text()).execute(FIND_BY_FINGERPRINT.params()
+              .set("fingerprint", t.fingerprint()).set("trigger", Times.toTimestamp(t.triggerTimeMs()))
+              .set("tenant", t.tenantId()).tuple())
+          .map(TaskStore::single)
+          .compose(same -> same.isPresent()
+              ? Future.succeededFuture(new Inserted(same.get(), DuplicateReason.FINGERPRINT))
+              : Future.failedFuture(conflictWithoutHolder(t)));
+    });
+  }
+
+  private static IllegalStateException conflictWithoutHolder(NewTask t) {
+    return new IllegalStateException("insert of task " + t.taskId() + " conflicted but no task holds its biz_key "
+        + t.bizKey() + " or fingerprint " + t.fingerprint());
   }
 
   /**
@@ -473,7 +535,7 @@ public final class TaskStore {
         r.getString("last_run_node"), r.getString("result"), r.getString("error"),
         r.getOffsetDateTime("created_at"), r.getOffsetDateTime("updated_at"),
         r.getOffsetDateTime("started_at"), r.getOffsetDateTime("finished_at"), r.getLong("schedule_id"),
-        r.getOffsetDateTime("scheduled_time"), dependsOn(r), r.getString("notify_url"));
+        r.getOffsetDateTime("scheduled_time"), dependsOn(r), r.getString("notify_url"), r.getBoolean("dedupe"));
   }
 
   /** The parents, where the statement read them ({@link #READ_COLUMNS}); none otherwise. */

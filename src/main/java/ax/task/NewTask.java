@@ -4,7 +4,8 @@ package ax.task;
 /**
  * A validated submission, ready to insert. {@code payloadJson} is the serialised JSON (or null);
  * {@code triggerTimeMs} is absolute, in database-clock milliseconds; {@code notifyUrl} (or null) is
- * called when the task reaches a terminal status.
+ * called when the task reaches a terminal status; {@code fingerprint} (or null: not deduplicated) is the
+ * {@link Fingerprint} no other task with a trigger time less than 5 s away may share.
  */
 public record NewTask(
     long taskId,
@@ -21,14 +22,15 @@ public record NewTask(
     String payloadJson,
     String bizKey,
     int shardTotal,
-    String notifyUrl) {
+    String notifyUrl,
+    java.util.UUID fingerprint) {
 
   /** A task that is not sharded. */
   public NewTask(long taskId, String tenantId, String apiKey, String taskType, long triggerTimeMs, TaskStatus status,
                  int priority, int maxRetry, int timeoutMs, String callbackUrl, String processor, String payloadJson,
                  String bizKey) {
     this(taskId, tenantId, apiKey, taskType, triggerTimeMs, status, priority, maxRetry, timeoutMs, callbackUrl,
-        processor, payloadJson, bizKey, 1, null);
+        processor, payloadJson, bizKey, 1, null, null);
   }
 
   /** A task without a webhook. */
@@ -36,7 +38,7 @@ public record NewTask(
                  int priority, int maxRetry, int timeoutMs, String callbackUrl, String processor, String payloadJson,
                  String bizKey, int shardTotal) {
     this(taskId, tenantId, apiKey, taskType, triggerTimeMs, status, priority, maxRetry, timeoutMs, callbackUrl,
-        processor, payloadJson, bizKey, shardTotal, null);
+        processor, payloadJson, bizKey, shardTotal, null, null);
   }
 
   public static final int DEFAULT_PRIORITY = 5;
@@ -45,6 +47,6 @@ public record NewTask(
 
   public NewTask withIdAndStatus(long id, TaskStatus newStatus) {
     return new NewTask(id, tenantId, apiKey, taskType, triggerTimeMs, newStatus, priority, maxRetry,
-        timeoutMs, callbackUrl, processor, payloadJson, bizKey, shardTotal, notifyUrl);
+        timeoutMs, callbackUrl, processor, payloadJson, bizKey, shardTotal, notifyUrl, fingerprint);
   }
 }

@@ -6,7 +6,8 @@ import java.util.List;
 /**
  * A task as stored, for reads through the API. {@code payload} and {@code result} are JSON text or null;
  * {@code scheduleId} and {@code scheduledTime} are set on the occurrences of a recurring schedule;
- * {@code dependsOn} lists the parents (ascending), empty for a task without dependencies.
+ * {@code dependsOn} lists the parents (ascending), empty for a task without dependencies; {@code dedupe}
+ * says whether it took part in the fingerprint rule (it has a fingerprint).
  */
 public record TaskRecord(
     long taskId,
@@ -34,12 +35,13 @@ public record TaskRecord(
     Long scheduleId,
     OffsetDateTime scheduledTime,
     List<Long> dependsOn,
-    String notifyUrl) {
+    String notifyUrl,
+    boolean dedupe) {
 
   /** The same task with its parents known. */
   public TaskRecord withDependsOn(List<Long> parents) {
     return new TaskRecord(taskId, tenantId, taskType, triggerTime, status, priority, maxRetry, retryCount, attempt,
         timeoutMs, callbackUrl, processor, payload, bizKey, shardTotal, lastRunNode, result, error, createdAt,
-        updatedAt, startedAt, finishedAt, scheduleId, scheduledTime, parents, notifyUrl);
+        updatedAt, startedAt, finishedAt, scheduleId, scheduledTime, parents, notifyUrl, dedupe);
   }
 }

@@ -84,6 +84,7 @@ class ScheduleRequestParserTest {
       "{\"every_ms\":1000,\"end_at\":\"2026-12-01T09:00:00Z\",\"task\":{}} | end_at: must not be before start_at",
       "{\"every_ms\":1000}                                        | task: is required",
       "{\"every_ms\":1000,\"task\":{\"task_type\":\"x\",\"processor\":\"p\",\"biz_key\":\"k\"}} | task.biz_key: is set per occurrence",
+      "{\"every_ms\":1000,\"task\":{\"task_type\":\"x\",\"processor\":\"p\",\"dedupe\":true}} | task.dedupe: does not apply to occurrences",
       "{\"every_ms\":1000,\"task\":{\"task_type\":\"x\"}}         | task.callback_url: exactly one of callback_url or processor",
       "{\"every_ms\":1000,\"task\":{\"task_type\":\"x\",\"processor\":\"p\",\"priority\":10}} | task.priority: must be a whole number 0..9",
       "{\"every_ms\":1000,\"colour\":\"red\",\"task\":{}}         | colour: unknown field",

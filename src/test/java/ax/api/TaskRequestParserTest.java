@@ -130,6 +130,20 @@ class TaskRequestParserTest {
         refusal("{" + TARGET + ",\"depends_on\":[\"9223372036854775808\"]}"));
   }
 
+  /** Deduplicated unless told otherwise; the fingerprint ignores how the payload is spelled. */
+  @Test
+  void dedupeIsOnByDefaultAndTheFingerprintIgnoresSpelling() throws Exception {
+    TaskRequestParser.Submission a = parse("{" + TARGET + ",\"payload\":{\"b\":[1,2],\"a\":12.50}}");
+    TaskRequestParser.Submission b = parse("{" + TARGET + ",\"payload\":{ \"a\": 1.25e1, \"b\": [1.0, 2] }}");
+    assertEquals(a.toNewTask(1, "t1", "k", ax.task.TaskStatus.DELAYED).fingerprint(),
+        b.toNewTask(2, "t1", "k", ax.task.TaskStatus.DELAYED).fingerprint());
+    assertTrue(a.toNewTask(1, "t1", "k", ax.task.TaskStatus.DELAYED).fingerprint() != null);
+    assertEquals(null, parse("{" + TARGET + ",\"dedupe\":false}").payloadDigest());
+    assertTrue(parse("{" + TARGET + ",\"dedupe\":true}").payloadDigest() != null);
+    assertTrue(refusal("{" + TARGET + ",\"dedupe\":\"no\"}").startsWith("dedupe: "));
+    assertTrue(refusal("{" + TARGET + ",\"dedupe\":null}").startsWith("dedupe: "));
+  }
+
   @Test
   void bizKeyIsCountedInCharactersNotUtf16Units() throws Exception {
     assertEquals("😀".repeat(128), parse("{" + TARGET + ",\"biz_key\":\"" + "😀".repeat(128) + "\"}").bizKey());

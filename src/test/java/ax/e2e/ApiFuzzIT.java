@@ -96,7 +96,7 @@ class ApiFuzzIT {
     // a few tasks to ask about, and a cursor to page with, before the first generated request
     for (int i = 0; i < 3; i++) {
       ApiClient.Reply r = api.submit(new JsonObject().put("task_type", FuzzRequests.SHARED_TYPES.get(0))
-          .put("callback_url", receiver.url()).put("delay_ms", 3_600_000));
+          .put("callback_url", receiver.url()).put("delay_ms", 3_600_000).put("dedupe", false));
       if (r.status() != 201) {
         throw new IllegalStateException("seed task refused: " + r.raw().body());
       }

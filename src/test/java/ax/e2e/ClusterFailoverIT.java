@@ -88,7 +88,7 @@ class ClusterFailoverIT {
         ids.addAll(ExecutorIT.submitAll(ax.api(standby), noops(1_500, due)));
         List<JsonObject> calls = new ArrayList<>();
         for (int i = 0; i < 600; i++) {
-          calls.add(new JsonObject().put("task_type", "failover.slow").put("callback_url", receiver.url())
+          calls.add(new JsonObject().put("task_type", "failover.slow").put("dedupe", false).put("callback_url", receiver.url())
               .put("timeout_ms", 20_000).put("trigger_time", Instant.ofEpochMilli(killAt - 1_000 + i * 5L).toString()));
         }
         List<Long> callIds = new ArrayList<>();

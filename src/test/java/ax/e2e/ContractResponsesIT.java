@@ -85,7 +85,21 @@ class ContractResponsesIT {
     ApiClient.Reply again = judged("createTask", api.submit(t));
     assertEquals(200, again.status());
     assertEquals(true, again.body().getBoolean("duplicate"));
+    assertEquals("biz_key", again.body().getString("duplicate_reason"));
     assertEquals(created.body().getString("task_id"), again.body().getString("task_id"));
+  }
+
+  @Test
+  void aSamePayloadWithinFiveSecondsIsA200FingerprintDuplicate() throws Exception {
+    JsonObject t = httpTask("contract.fingerprint", 600_000).put("dedupe", true);
+    ApiClient.Reply created = judged("createTask", api.submit(t));
+    assertEquals(201, created.status());
+    ApiClient.Reply again = judged("createTask", api.submit(t.copy().put("payload", new JsonObject("{\"user\":42.0}"))));
+    assertEquals(200, again.status(), again.raw().body());
+    assertEquals("fingerprint", again.body().getString("duplicate_reason"));
+    assertEquals(created.body().getString("task_id"), again.body().getString("task_id"));
+    JsonObject read = judged("getTask", api.get("/openapi/v1/tasks/" + created.body().getString("task_id"))).body();
+    assertEquals(true, read.getBoolean("dedupe"));
   }
 
   @Test
@@ -566,12 +580,12 @@ class ContractResponsesIT {
   private JsonObject httpTask(String type, long inMs) {
     return new JsonObject().put("task_type", type).put("callback_url", receiver.url())
         .put("trigger_time", Instant.ofEpochMilli(System.currentTimeMillis() + inMs).toString())
-        .put("payload", new JsonObject().put("user", 42));
+        .put("payload", new JsonObject().put("user", 42)).put("dedupe", false);
   }
 
   private static JsonObject processorTask(String processor, long inMs) {
     JsonObject t = new JsonObject().put("task_type", "contract." + processor).put("processor", processor)
-        .put("payload", new JsonObject().put("n", 1));
+        .put("payload", new JsonObject().put("n", 1)).put("dedupe", false);
     return inMs == 0 ? t : t.put("delay_ms", inMs);
   }
 }

@@ -43,7 +43,7 @@ class CrashRecoveryIT {
         ApiClient api = new ApiClient(first.port, KEY, SECRET);
         due = System.currentTimeMillis() + 8_000;
         for (int i = 0; i < 200; i++) {
-          ApiClient.Reply r = api.submit(new JsonObject().put("task_type", "crash.ok").put("timeout_ms", 2_000)
+          ApiClient.Reply r = api.submit(new JsonObject().put("task_type", "crash.ok").put("dedupe", false).put("timeout_ms", 2_000)
               .put("trigger_time", Instant.ofEpochMilli(due + i * 5L).toString()).put("callback_url", receiver.url()));
           assertEquals(201, r.status(), r.raw().body());
           ids.add(Long.parseLong(r.body().getString("task_id")));
@@ -71,7 +71,7 @@ class CrashRecoveryIT {
         ApiClient api = new ApiClient(first.port, KEY, SECRET);
         long due = System.currentTimeMillis() + 3_000;
         for (int i = 0; i < 2_000; i++) {
-          ApiClient.Reply r = api.submit(new JsonObject().put("task_type", "crash.ok").put("timeout_ms", 2_000)
+          ApiClient.Reply r = api.submit(new JsonObject().put("task_type", "crash.ok").put("dedupe", false).put("timeout_ms", 2_000)
               .put("trigger_time", Instant.ofEpochMilli(due).toString()).put("callback_url", receiver.url()));
           assertEquals(201, r.status(), r.raw().body());
           ids.add(Long.parseLong(r.body().getString("task_id")));

@@ -43,7 +43,7 @@ class DatabaseStopIT {
           for (int i = 0; running.get(); i++) {
             try {
               JsonObject task = new JsonObject().put("task_type", "stop.load").put("callback_url", callbackUrl)
-                  .put("delay_ms", 3_600_000).put("biz_key", "t" + thread + "-" + i);
+                  .put("delay_ms", 3_600_000).put("biz_key", "t" + thread + "-" + i).put("dedupe", false);
               ApiClient.Reply r = api.submit(task);
               count(r);
               if (r.status() == 201) {

@@ -22,7 +22,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 class DependencyIT {
 
   private static JsonObject call(Receiver receiver, String type) {
-    return new JsonObject().put("task_type", type).put("callback_url", receiver.url()).put("max_retry", 0);
+    return new JsonObject().put("task_type", type).put("callback_url", receiver.url()).put("max_retry", 0)
+        .put("dedupe", false);
   }
 
   private static JsonObject awaitStatus(ApiClient api, String id, String status, long timeoutMs) throws Exception {

@@ -24,7 +24,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 class ExecutorIT {
 
   private static JsonObject task(String processor, JsonObject payload) {
-    return new JsonObject().put("task_type", "it." + processor).put("processor", processor).put("payload", payload);
+    return new JsonObject().put("task_type", "it." + processor).put("processor", processor).put("payload", payload)
+        .put("dedupe", false);
   }
 
   /** Submits through the batch endpoint (1000 per request); returns the task ids. */

@@ -31,7 +31,7 @@ class JavaExampleExecutorIT {
 
   private static String submit(ApiClient api, String processor, JsonObject payload, int maxRetry) throws Exception {
     ApiClient.Reply r = api.submit(new JsonObject().put("task_type", "billing").put("processor", processor)
-        .put("payload", payload).put("max_retry", maxRetry));
+        .put("payload", payload).put("max_retry", maxRetry).put("dedupe", false));
     assertEquals(201, r.status(), r.raw().body());
     return r.body().getString("task_id");
   }

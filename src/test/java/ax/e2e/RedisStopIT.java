@@ -48,7 +48,7 @@ class RedisStopIT {
              "AX_CALLBACK_ALLOWLIST", "127.0.0.1"))) {
       ApiClient api = new ApiClient(node.port, AxCluster.KEY, AxCluster.SECRET);
       String body = new JsonObject().put("task_type", "redis.stop").put("callback_url", receiver.url())
-          .put("delay_ms", 3_600_000).encode();
+          .put("delay_ms", 3_600_000).put("dedupe", false).encode();
       long signedAt = System.currentTimeMillis();
       String nonce = ApiClient.newNonce();
       assertEquals(201, api.send("POST", TASKS, null, body, signedAt, nonce, null).status());

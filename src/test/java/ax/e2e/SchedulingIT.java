@@ -67,7 +67,8 @@ class SchedulingIT {
 
   private JsonObject task(String type, long triggerMs) {
     return new JsonObject().put("task_type", type).put("trigger_time", Instant.ofEpochMilli(triggerMs).toString())
-        .put("callback_url", receiver.url()).put("payload", new JsonObject().put("user", 42));
+        .put("callback_url", receiver.url()).put("payload", new JsonObject().put("user", 42))
+        .put("dedupe", false); // the same payload again and again: distinct tasks here
   }
 
   private JsonObject awaitStatus(String taskId, String status, long timeoutMs) throws Exception {
@@ -290,6 +291,7 @@ class SchedulingIT {
     assertEquals(201, first.status());
     assertEquals(200, second.status());
     assertTrue(second.body().getBoolean("duplicate"));
+    assertEquals("biz_key", second.body().getString("duplicate_reason"));
     assertEquals(first.body().getString("task_id"), second.body().getString("task_id"));
   }
 

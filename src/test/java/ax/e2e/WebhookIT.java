@@ -64,7 +64,7 @@ class WebhookIT {
 
   private static JsonObject task(Receiver target, String type, Hooks hooks) {
     return new JsonObject().put("task_type", type).put("callback_url", target.url()).put("max_retry", 0)
-        .put("notify_url", hooks.url());
+        .put("notify_url", hooks.url()).put("dedupe", false);
   }
 
   private static JsonObject notifications(ApiClient api, String id, String state, long timeoutMs) throws Exception {

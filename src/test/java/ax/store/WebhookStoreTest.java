@@ -52,7 +52,7 @@ class WebhookStoreTest {
     NewTask t = StoreFixture.httpTask(db.dbNow() + 600_000, TaskStatus.DELAYED);
     NewTask withHook = new NewTask(t.taskId(), t.tenantId(), t.apiKey(), t.taskType(), t.triggerTimeMs(), t.status(),
         t.priority(), t.maxRetry(), t.timeoutMs(), t.callbackUrl(), null, t.payloadJson(), null, 1,
-        "http://127.0.0.1:9/done");
+        "http://127.0.0.1:9/done", null);
     return tasks.insert(withHook).await().task().taskId();
   }
 
