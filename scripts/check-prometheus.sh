@@ -106,8 +106,8 @@ for _ in $(seq 1 60); do # the leader lease: a fresh database has none, so this 
 done
 
 # 4 calls that succeed, 2 that fail for good (max_retry 0), 1 that fails and is retried
-ok() { printf '{"task_type":"check.ok","delay_ms":%d,"callback_url":"http://127.0.0.1:%d/ok","payload":{}}' "$1" "$receiver_port"; }
-bad() { printf '{"task_type":"check.bad","delay_ms":%d,"max_retry":%d,"callback_url":"http://127.0.0.1:%d/x","payload":{}}' "$1" "$2" "$closed_port"; }
+ok() { printf '{"task_type":"check.ok","delay_ms":%d,"callback_url":"http://127.0.0.1:%d/ok","payload":{},"dedupe":false}' "$1" "$receiver_port"; }
+bad() { printf '{"task_type":"check.bad","delay_ms":%d,"max_retry":%d,"callback_url":"http://127.0.0.1:%d/x","payload":{},"dedupe":false}' "$1" "$2" "$closed_port"; }
 body="{\"tasks\":[$(ok 0),$(ok 100),$(ok 500),$(ok 1200),$(bad 0 0),$(bad 300 0),$(bad 0 1)]}"
 java -jar target/ax.jar sign --key "$key" --secret "$secret" --method POST --path /openapi/v1/tasks/batch \
   --body "$body" > "$work/headers.txt"
