@@ -25,6 +25,7 @@ import json
 import logging
 import os
 import random
+import re
 import signal
 import socket
 import struct
@@ -108,6 +109,32 @@ class FrameDecoder:
 # =====================================================================================================
 # Pure bookkeeping: dedupe window and admission (unit-tested without sockets)
 # =====================================================================================================
+
+_TRACEPARENT = re.compile(r"^([0-9a-f]{2})-([0-9a-f]{32})-([0-9a-f]{16})-([0-9a-f]{2})(-.*)?$")
+
+
+def trace_context(task: Dict[str, Any]) -> Optional[Dict[str, str]]:
+    """The W3C trace context a dispatched task carries (scheduler tracing on), or None.
+
+    Returns {"traceparent", "trace_id", "parent_id"} (+ "tracestate" when sent). An invalid value is
+    ignored, never an error (https://www.w3.org/TR/trace-context/). A handler that makes calls of its own
+    passes task["traceparent"] on as their `traceparent` header; with an OpenTelemetry SDK it would be the
+    parent of the handler's span. The result sent back names it too, so the scheduler's result span joins
+    the same trace.
+    """
+    value = task.get("traceparent")
+    if not isinstance(value, str):
+        return None
+    m = _TRACEPARENT.match(value)
+    if (m is None or m.group(1) == "ff" or set(m.group(2)) == {"0"} or set(m.group(3)) == {"0"}
+            or (m.group(1) == "00" and m.group(5) is not None)):
+        return None
+    ctx = {"traceparent": value, "trace_id": m.group(2), "parent_id": m.group(3)}
+    state = task.get("tracestate")
+    if isinstance(state, str) and 0 < len(state) <= 512:
+        ctx["tracestate"] = state
+    return ctx
+
 
 def task_key(task: Dict[str, Any]) -> TaskKey:
     return (str(task["task_id"]), int(task.get("attempt", 1)), int(task.get("shard_index", 0)))
@@ -617,6 +644,10 @@ class Executor:
         self._write_record(key)
         started = time.monotonic()
         status, result, error = "SUCCESS", None, None
+        trace = trace_context(task)
+        if trace is not None:
+            LOG.info("task %s attempt %s runs in trace %s (parent span %s)", key[0], key[1], trace["trace_id"],
+                     trace["parent_id"])
         handler = self.processors.get(task.get("processor"))
         try:
             if handler is None:
@@ -630,6 +661,8 @@ class Executor:
         duration_ms = int((time.monotonic() - started) * 1000)
         outcome = {"task_id": key[0], "attempt": key[1], "shard_index": key[2], "status": status,
                    "result": result, "error": error, "duration_ms": duration_ms}
+        if trace is not None:
+            outcome["traceparent"] = trace["traceparent"]
         with self._lock:
             self._running -= 1
             self._admission.finished()

@@ -185,6 +185,23 @@ class AdmissionTest(unittest.TestCase):
         self.assertEqual("draining", d.reason)
 
 
+class TraceContextTest(unittest.TestCase):
+    VALID = "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01"
+
+    def test_a_valid_traceparent_is_read_with_its_tracestate(self):
+        ctx = ax.trace_context(dict(task("1"), traceparent=self.VALID, tracestate="ax=1"))
+        self.assertEqual(self.VALID, ctx["traceparent"])
+        self.assertEqual("4bf92f3577b34da6a3ce929d0e0e4736", ctx["trace_id"])
+        self.assertEqual("00f067aa0ba902b7", ctx["parent_id"])
+        self.assertEqual("ax=1", ctx["tracestate"])
+
+    def test_no_or_an_invalid_traceparent_is_ignored(self):
+        self.assertIsNone(ax.trace_context(task("1")))
+        for bad in ["00-nope", self.VALID.upper(), "ff" + self.VALID[2:], self.VALID + "-x",
+                    "00-" + "0" * 32 + "-00f067aa0ba902b7-01", 42]:
+            self.assertIsNone(ax.trace_context(dict(task("1"), traceparent=bad)), bad)
+
+
 class TokenTest(unittest.TestCase):
 
     def test_the_executor_id_defaults_to_the_tokens_subject(self):

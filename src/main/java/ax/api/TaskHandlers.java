@@ -2,6 +2,7 @@ package ax.api;
 
 import ax.bus.Addresses;
 import ax.bus.LocalCodec;
+import ax.protocol.TraceParent;
 import ax.store.AttemptStore;
 import ax.store.TaskStore;
 import ax.task.TaskStatus;
@@ -39,7 +40,9 @@ final class TaskHandlers {
       e.problem().send(ctx);
       return;
     }
-    submitter.submit(who, body, submitter.now()).onComplete(ar -> {
+    // a valid W3C traceparent from the caller; an invalid one is ignored
+    String callerTraceparent = TraceParent.orNull(ctx.request().getHeader("traceparent"));
+    submitter.submit(who, body, submitter.now(), callerTraceparent).onComplete(ar -> {
       if (ar.failed()) {
         ctx.fail(ar.cause());
         return;

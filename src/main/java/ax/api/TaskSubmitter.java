@@ -15,7 +15,10 @@ import ax.task.TaskIdGenerator;
 import ax.task.TaskRecord;
 import ax.task.TaskStateMachine;
 import ax.task.TaskStatus;
+import ax.tracing.AxTracing;
 import ax.wheel.ScheduledTask;
+import io.opentelemetry.api.trace.Span;
+import io.opentelemetry.api.trace.SpanKind;
 import io.vertx.core.Future;
 import io.vertx.core.Vertx;
 import io.vertx.core.json.JsonObject;
@@ -24,6 +27,8 @@ import java.net.URI;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.function.BooleanSupplier;
+import java.util.logging.Level;
+import java.util.logging.Logger;
 
 /**
  * How a submission becomes a stored, scheduled task, shared by the create, batch and sync operations:
@@ -32,6 +37,7 @@ import java.util.function.BooleanSupplier;
  * window (otherwise the loader finds it in time).
  */
 public final class TaskSubmitter {
+  private static final Logger LOG = Logger.getLogger(TaskSubmitter.class.getName());
   private final Vertx vertx;
   private final TaskStore tasks;
   private final TaskRequestParser parser;
@@ -43,6 +49,7 @@ public final class TaskSubmitter {
   private final DbClock clock;
   private final long loadWindowMs;
   private final LeaderWatch leader;
+  private final AxTracing tracing;
 
   /** A validated task with its ids (and its shards' ids) and the parents it names, ready to insert. */
   record Prepared(NewTask task, long[] shardIds, TaskRequestParser.DependsOn dependsOn) {
@@ -54,6 +61,13 @@ public final class TaskSubmitter {
 
   public TaskSubmitter(Vertx vertx, TaskStore tasks, CallbackUrlPolicy urlPolicy, HostResolver resolver,
                 TaskIdGenerator ids, BooleanSupplier canIssueIds, DbClock clock, long loadWindowMs, LeaderWatch leader) {
+    this(vertx, tasks, urlPolicy, resolver, ids, canIssueIds, clock, loadWindowMs, leader, AxTracing.OFF);
+  }
+
+  public TaskSubmitter(Vertx vertx, TaskStore tasks, CallbackUrlPolicy urlPolicy, HostResolver resolver,
+                TaskIdGenerator ids, BooleanSupplier canIssueIds, DbClock clock, long loadWindowMs, LeaderWatch leader,
+                AxTracing tracing) {
+    this.tracing = tracing;
     this.vertx = vertx;
     this.tasks = tasks;
     this.parser = new TaskRequestParser(urlPolicy);
@@ -88,6 +102,45 @@ public final class TaskSubmitter {
   /** Validates, inserts (committed), and hands the task to the wheel when it is due soon. */
   Future<TaskStore.Inserted> submit(ApiPrincipal who, JsonObject body, long receivedAt) {
     return insert(who, body, receivedAt).onSuccess(ins -> schedule(List.of(ins)));
+  }
+
+  /**
+   * As {@link #submit(ApiPrincipal, JsonObject, long)}, traced: with tracing on an {@code ax.submit} span
+   * (under the API's server span) covers it and its traceparent is stored with the task (and its shards)
+   * before the task is handed to the wheel, so the spans made when it fires join this trace. Tracing off,
+   * the caller's own {@code callerTraceparent} (null if it sent none) is stored instead, to be passed on
+   * as it came. With neither, this is exactly the untraced submit: no span, no extra statement.
+   */
+  Future<TaskStore.Inserted> submit(ApiPrincipal who, JsonObject body, long receivedAt, String callerTraceparent) {
+    if (!tracing.on() && callerTraceparent == null) {
+      return submit(who, body, receivedAt);
+    }
+    Span span = tracing.on() ? tracing.startInCurrent(AxTracing.SUBMIT, SpanKind.INTERNAL) : null;
+    String traceparent = span != null ? AxTracing.traceparent(span) : callerTraceparent;
+    return insert(who, body, receivedAt)
+        .compose(ins -> ins.duplicate() ? Future.succeededFuture(ins) : recordTraceparent(ins, traceparent))
+        .onSuccess(ins -> schedule(List.of(ins)))
+        .onComplete(ar -> {
+          if (span != null) {
+            if (ar.succeeded()) {
+              span.setAttribute(AxTracing.TASK_ID, Long.toString(ar.result().task().taskId()));
+              span.setAttribute(AxTracing.TASK_TYPE, ar.result().task().taskType());
+              span.setAttribute("ax.duplicate", ar.result().duplicate());
+            }
+            AxTracing.end(span, ar.failed() ? ar.cause().getMessage() : null);
+          }
+        });
+  }
+
+  /** Stores the trace with a new task and its shards; a failure costs the trace, never the submission. */
+  private Future<TaskStore.Inserted> recordTraceparent(TaskStore.Inserted ins, String traceparent) {
+    long[] ids = new long[1 + ins.shardIds().length];
+    ids[0] = ins.task().taskId();
+    System.arraycopy(ins.shardIds(), 0, ids, 1, ins.shardIds().length);
+    return tasks.recordTraceparent(ids, traceparent).map(n -> ins).recover(e -> {
+      LOG.log(Level.WARNING, "task " + ins.task().taskId() + ": storing its traceparent failed; it runs untraced", e);
+      return Future.succeededFuture(ins);
+    });
   }
 
   /** Validates and inserts (committed); the caller hands the task to the wheel (or a waiter does). */

@@ -105,25 +105,35 @@ public final class HttpTargetInvoker {
    *               (not run when it never was, or when {@code timeout_ms} passed first)
    */
   public Future<Outcome> invoke(HttpTask task, String secret, long firedAtMs, Runnable onSent) {
+    return invoke(task, secret, firedAtMs, onSent, null);
+  }
+
+  /**
+   * As {@link #invoke(HttpTask, String, long, Runnable)} with W3C trace headers ({@code traceparent},
+   * {@code tracestate}) added to the request; null or empty adds none.
+   */
+  public Future<Outcome> invoke(HttpTask task, String secret, long firedAtMs, Runnable onSent,
+                                Map<String, String> traceHeaders) {
     return post("callback_url", task.callbackUrl(), task.taskId(), requestBody(task, firedAtMs), secret, firedAtMs,
-        task.timeoutMs(), onSent)
+        task.timeoutMs(), onSent, traceHeaders)
         .map(p -> new Outcome(p.ok(), p.ok() ? p.resultJson() : null, p.error(), p.timedOut(), p.sent()));
   }
 
-  /** As {@link #post(String, String, long, String, String, long, int, Runnable)}, without a hand-over hook. */
+  /** As {@link #post(String, String, long, String, String, long, int, Runnable, Map)}, without a hand-over hook or trace. */
   public Future<Posted> post(String field, String url, long taskId, String body, String secret, long signedAtMs,
                              int timeoutMs) {
-    return post(field, url, taskId, body, secret, signedAtMs, timeoutMs, () -> { });
+    return post(field, url, taskId, body, secret, signedAtMs, timeoutMs, () -> { }, null);
   }
 
   /**
    * POSTs {@code body} to {@code url} (named {@code field} in errors), signed with {@code secret} at
    * {@code signedAtMs}, the URL checked again against the policy and the addresses it resolves to now;
    * {@code timeoutMs} bounds the whole exchange. Never fails its future. HTTP targets and webhooks both
-   * go through here.
+   * go through here. {@code traceHeaders} (W3C {@code traceparent}/{@code tracestate}, null for none) are
+   * added to the request as they are.
    */
   public Future<Posted> post(String field, String url, long taskId, String body, String secret, long signedAtMs,
-                             int timeoutMs, Runnable onSent) {
+                             int timeoutMs, Runnable onSent, Map<String, String> traceHeaders) {
     Target target = target(url);
     if (!target.syntax().allowed()) {
       return Future.succeededFuture(Posted.notSent(field + " refused at send time: " + target.syntax().detail()));
@@ -136,13 +146,13 @@ public final class HttpTargetInvoker {
             return Future.succeededFuture(Posted.notSent(field + " refused at send time: " + v.detail()));
           }
           return send(target, addresses.get(0), taskId, body.getBytes(StandardCharsets.UTF_8), secret, signedAtMs,
-              timeoutMs, onSent);
+              timeoutMs, onSent, traceHeaders);
         })
         .recover(e -> Future.succeededFuture(Posted.notSent("cannot resolve " + host + ": " + e.getMessage())));
   }
 
   private Future<Posted> send(Target target, InetAddress address, long taskId, byte[] body, String secret,
-                              long signedAtMs, int timeoutMs, Runnable onSent) {
+                              long signedAtMs, int timeoutMs, Runnable onSent, Map<String, String> traceHeaders) {
     boolean tls = target.tls();
     int port = target.port();
     String path = target.path();
@@ -157,6 +167,9 @@ public final class HttpTargetInvoker {
         .putHeader("content-type", "application/json")
         .putHeader("x-ax-task-id", Long.toString(taskId))
         .putHeader("x-ax-signature", OutboundSignature.header(secret, signedAtMs, body));
+    if (traceHeaders != null) {
+      traceHeaders.forEach(options::putHeader);
+    }
 
     Promise<Posted> result = Promise.promise();
     AtomicBoolean written = new AtomicBoolean();

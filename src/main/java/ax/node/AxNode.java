@@ -45,6 +45,7 @@ import ax.store.TaskStore;
 import ax.store.WebhookStore;
 import ax.task.OutcomePolicy;
 import ax.task.TaskIdGenerator;
+import ax.tracing.AxTracing;
 import ax.verticles.ApiVerticle;
 import ax.verticles.BridgeVerticle;
 import ax.verticles.DispatchVerticle;
@@ -64,6 +65,7 @@ import io.vertx.core.eventbus.EventBusOptions;
 import io.vertx.core.http.HttpClient;
 import io.vertx.core.http.HttpClientOptions;
 import io.vertx.core.http.PoolOptions;
+import io.vertx.core.tracing.TracingPolicy;
 import io.vertx.micrometer.MicrometerMetricsFactory;
 import io.vertx.micrometer.MicrometerMetricsOptions;
 import io.vertx.micrometer.VertxPrometheusOptions;
@@ -95,6 +97,7 @@ public final class AxNode {
 
   private final AxConfig config;
   private final String holder;
+  private final AxTracing tracing;
   private Vertx vertx;
   private ClusterView cluster = ClusterView.SINGLE;
   private Pool pool;
@@ -106,8 +109,14 @@ public final class AxNode {
   private String apiDeployment;
   private String bridgeDeployment;
 
+  /** A node that traces when the standard {@code OTEL_*} variables say so ({@link AxTracing#fromEnvironment}). */
   public AxNode(AxConfig config) {
+    this(config, AxTracing.fromEnvironment(System.getenv()));
+  }
+
+  public AxNode(AxConfig config, AxTracing tracing) {
     this.config = config;
+    this.tracing = tracing;
     // Unique per process even when AX_NODE_ID is reused: a restarted node is a new lease holder.
     this.holder = config.nodeId() + "/" + UUID.randomUUID().toString().substring(0, 8);
   }
@@ -129,7 +138,8 @@ public final class AxNode {
         .setJvmMetricsEnabled(true).setPrometheusOptions(new VertxPrometheusOptions().setEnabled(true))
         // Per-request client metrics cost CPU on the dispatch hot path; ax_dispatch_* and ax_execute_total cover it.
         .addDisabledMetricsCategory(io.vertx.micrometer.MetricsDomain.HTTP_CLIENT));
-    var builder = Vertx.builder().withMetrics(new MicrometerMetricsFactory(registry));
+    // tracing on: Vert.x gets the OpenTelemetry tracer (the API's server spans); off: no tracer at all
+    var builder = tracing.install(Vertx.builder().withMetrics(new MicrometerMetricsFactory(registry)), options);
     AxConfig.ClusterSettings cluster = config.cluster();
     if (!cluster.enabled()) {
       return Future.succeededFuture(builder.with(options).build());
@@ -179,7 +189,9 @@ public final class AxNode {
     CallbackUrlPolicy urlPolicy = new CallbackUrlPolicy(config.callbackAllowlist());
     HostResolver resolver = new HostResolver(vertx);
     HttpClient http = vertx.createHttpClient(
-        new HttpClientOptions().setKeepAlive(true).setConnectTimeout(5_000).setTcpNoDelay(true),
+        // ax makes the client spans of its calls itself (ax.http_call, ax.webhook) and sets their headers
+        new HttpClientOptions().setKeepAlive(true).setConnectTimeout(5_000).setTcpNoDelay(true)
+            .setTracingPolicy(TracingPolicy.IGNORE),
         new PoolOptions().setHttp1MaxSize(tuning.httpMaxConnections()));
     OutcomePolicy outcomes = new OutcomePolicy(tuning.retryBackoff());
     OutcomeBacklog backlog = new OutcomeBacklog(OUTCOME_BACKLOG_CAP);
@@ -195,7 +207,7 @@ public final class AxNode {
     Readiness readiness = readiness(redis);
     TaskStore taskStore = new TaskStore(pool);
     TaskSubmitter submitter = new TaskSubmitter(vertx, taskStore, urlPolicy, resolver, ids, slotKeeper::canIssueIds,
-        clock, tuning.loadWindowMs(), LeaderWatch.attach(vertx));
+        clock, tuning.loadWindowMs(), LeaderWatch.attach(vertx), tracing);
     RecurringScheduleStore recurring = new RecurringScheduleStore(pool);
     WebhookStore webhooks = new WebhookStore(pool, config.nodeId());
     TaskApi handlers = new TaskApi(vertx, submitter, taskStore, new AttemptStore(pool), recurring, webhooks);
@@ -214,7 +226,8 @@ public final class AxNode {
         // One dispatcher per core: due batches are spread over them (event-bus round robin), so claims,
         // HTTP calls and outcome writes of a burst run on every event loop instead of one.
         .compose(id -> vertx.deployVerticle(() -> new DispatchVerticle(scheduleStore, clock, invoker, keys, outcomes,
-            backlog, metrics, DispatchVerticle.Settings.of(tuning.claimBatch())), new DeploymentOptions().setInstances(CORES)))
+            backlog, metrics, DispatchVerticle.Settings.of(tuning.claimBatch()), tracing),
+            new DeploymentOptions().setInstances(CORES)))
         .compose(id -> vertx.deployVerticle(new RecoveryScanVerticle(scheduleStore, clock, outcomes, backlog, cluster,
             metrics, RecoveryScanVerticle.Settings.of(tuning.recoveryIntervalMs(), tuning.recoveryLookbackMs(),
                 tuning.loadIntervalMs()))))
@@ -228,14 +241,15 @@ public final class AxNode {
                 config.schedules()))))
         .compose(id -> vertx.deployVerticle(new WebhookVerticle(webhooks,
             new HttpTargetInvoker(vertx, vertx.createHttpClient(new HttpClientOptions().setKeepAlive(true)
-                .setConnectTimeout(Math.min(5_000, config.webhooks().timeoutMs())).setTcpNoDelay(true),
+                .setConnectTimeout(Math.min(5_000, config.webhooks().timeoutMs())).setTcpNoDelay(true)
+                .setTracingPolicy(TracingPolicy.IGNORE),
                 new PoolOptions().setHttp1MaxSize(config.webhooks().connections())), urlPolicy, resolver),
             keys, clock, metrics, new WebhookVerticle.Settings(config.webhooks().pollMs(), 256,
-                config.webhooks().timeoutMs(), config.webhooks().backoffMs()))))
+                config.webhooks().timeoutMs(), config.webhooks().backoffMs()), tracing)))
         .compose(id -> vertx.deployVerticle(new ReleasedTasksVerticle(new ReadyListener.Connector(Database.connectOptions(config.pgUrl())), clock, metrics, tuning.loadWindowMs())))
         .compose(id -> vertx.deployVerticle(new ExecutorVerticle(new ExecutionStore(pool, config.nodeId()), clock,
             metrics, DispatchSettings.of(config.executors().heartbeatMs(), tuning.ackTimeoutMs(),
-                config.executors().readyQueueCap()), outcomes, routing::selectorFor)))
+                config.executors().readyQueueCap()), outcomes, routing::selectorFor, tracing)))
         .compose(id -> deployBridge(metrics))
         .compose(id -> vertx.deployVerticle(new LeaderVerticle(new LeaseStore(pool), backlog, metrics,
             new LeaderVerticle.Settings(LeaseStore.SCHEDULER, holder, cluster.localMember(), config.leaseTtlMs()))))

@@ -168,7 +168,7 @@ public final class ExecutionStore {
 
   private static final String READY_COLUMNS = """
       task_id, task_type, processor, priority, trigger_time, next_trigger_time, timeout_ms,
-      payload::text AS payload, retry_count, max_retry, shard_total, shard_index""";
+      payload::text AS payload, retry_count, max_retry, shard_total, shard_index, traceparent""";
 
   /**
    * Tasks waiting for an executor: READY ones (released by an executor, or rescued) and due DELAYED
@@ -286,7 +286,8 @@ public final class ExecutionStore {
     return new ReadyTask(r.getLong("task_id"), r.getString("task_type"), r.getString("processor"),
         r.getShort("priority"), Times.toMillis(r.getOffsetDateTime("trigger_time")),
         Times.toMillis(r.getOffsetDateTime("next_trigger_time")), r.getInteger("timeout_ms"), r.getString("payload"),
-        r.getShort("retry_count"), r.getShort("max_retry"), r.getInteger("shard_total"), r.getInteger("shard_index"));
+        r.getShort("retry_count"), r.getShort("max_retry"), r.getInteger("shard_total"), r.getInteger("shard_index"),
+        r.getString("traceparent"));
   }
 
   /** Binds {@code :ids} and {@code :attempts}, sorted by task id so rows are locked in id order. */

@@ -48,7 +48,7 @@ public final class ScheduleStore {
   private static final String CLAIMED_COLUMNS = """
       t.task_id, t.status, t.attempt, t.api_key, t.task_type, t.trigger_time, t.next_trigger_time, t.priority,
       t.payload::text AS payload, t.callback_url, t.timeout_ms, t.retry_count, t.max_retry, t.processor,
-      t.shard_total, t.shard_index""";
+      t.shard_total, t.shard_index, t.traceparent""";
 
   /**
    * Claims a batch in one round trip. HTTP targets go DELAYED/READY → RUNNING in one write (the in-process
@@ -196,7 +196,7 @@ public final class ScheduleStore {
                   r.getString("task_type"), Times.toMillis(r.getOffsetDateTime("trigger_time")),
                   Times.toMillis(r.getOffsetDateTime("next_trigger_time")), r.getShort("priority"),
                   r.getString("payload"), r.getString("callback_url"), r.getInteger("timeout_ms"),
-                  r.getShort("retry_count"), r.getShort("max_retry")));
+                  r.getShort("retry_count"), r.getShort("max_retry"), r.getString("traceparent")));
             }
           }
           return new Claimed(http, ready);

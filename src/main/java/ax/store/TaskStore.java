@@ -194,6 +194,14 @@ public final class TaskStore {
       ORDER BY created_at DESC, task_id DESC
       LIMIT :limit""");
 
+  /**
+   * The submission's W3C traceparent on a task just inserted and its shards (V15). Its own statement, run
+   * only when there is a traceparent (tracing on, or the caller sent one), so the insert statements and
+   * the untraced path are untouched.
+   */
+  private static final Sql RECORD_TRACEPARENT = Sql.of("""
+      UPDATE tasks SET traceparent = :traceparent WHERE task_id = ANY(:ids) AND traceparent IS NULL""");
+
   private final Pool pool;
 
   public TaskStore(Pool pool) {
@@ -231,6 +239,12 @@ public final class TaskStore {
     public boolean duplicate() {
       return duplicateReason != null;
     }
+  }
+
+  /** Records {@code traceparent} on the given tasks (see {@link #RECORD_TRACEPARENT}); the rows it changed. */
+  public Future<Integer> recordTraceparent(long[] taskIds, String traceparent) {
+    return pool.preparedQuery(RECORD_TRACEPARENT.text()).execute(RECORD_TRACEPARENT.params()
+        .set("traceparent", traceparent).set("ids", SqlArrays.boxed(taskIds)).tuple()).map(RowSet::rowCount);
   }
 
   /** Inserts and commits (autocommit) before the future completes, so a 201 is never ahead of the row. */

@@ -39,7 +39,7 @@ public final class WebhookStore {
         RETURNING n.task_id, n.tries + 1 AS try, n.status, lease.epoch
       )
       SELECT c.task_id, c.try, c.epoch, c.status, t.api_key, t.task_type, t.notify_url, t.result::text AS result,
-             t.error, t.attempt, t.finished_at
+             t.error, t.attempt, t.finished_at, t.traceparent
         FROM claimed c JOIN tasks t ON t.task_id = c.task_id""".formatted(Sql.LEASE));
 
   /**
@@ -94,7 +94,8 @@ public final class WebhookStore {
 
   /** One claimed try: what to send and what the outcome must name to be applied. */
   public record Claimed(long taskId, int tryNumber, long epoch, String status, String apiKey, String taskType,
-                        String notifyUrl, String resultJson, String error, int attempts, OffsetDateTime finishedAt) {
+                        String notifyUrl, String resultJson, String error, int attempts, OffsetDateTime finishedAt,
+                        String traceparent) {
   }
 
   /**
@@ -108,7 +109,8 @@ public final class WebhookStore {
           for (Row r : rows) {
             out.add(new Claimed(r.getLong("task_id"), r.getInteger("try"), r.getLong("epoch"), r.getString("status"),
                 r.getString("api_key"), r.getString("task_type"), r.getString("notify_url"), r.getString("result"),
-                r.getString("error"), r.getInteger("attempt"), r.getOffsetDateTime("finished_at")));
+                r.getString("error"), r.getInteger("attempt"), r.getOffsetDateTime("finished_at"),
+                r.getString("traceparent")));
           }
           return out;
         });

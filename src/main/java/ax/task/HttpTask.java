@@ -7,6 +7,7 @@ package ax.task;
  * @param triggerTimeMs the time the caller asked for (what the receiver is told)
  * @param dueMs         when this attempt became due: the trigger time, or a retry's backoff time
  * @param payloadJson   the stored JSON text or null
+ * @param traceparent   the submission's W3C traceparent (V15), or null
  */
 public record HttpTask(
     long taskId,
@@ -20,5 +21,6 @@ public record HttpTask(
     String callbackUrl,
     int timeoutMs,
     int retryCount,
-    int maxRetry) {
+    int maxRetry,
+    String traceparent) {
 }

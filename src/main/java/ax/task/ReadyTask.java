@@ -6,6 +6,8 @@ package ax.task;
  * @param triggerTimeMs the time the caller asked for (what the executor is told)
  * @param dueMs         when this attempt became due: the trigger time, or a retry's backoff time
  * @param payloadJson   the stored JSON text or null
+ * @param traceparent   the W3C traceparent its dispatch continues (the submission's, or the claim span's
+ *                      when tracing is on), or null
  */
 public record ReadyTask(
     long taskId,
@@ -19,5 +21,12 @@ public record ReadyTask(
     int retryCount,
     int maxRetry,
     int shardTotal,
-    int shardIndex) {
+    int shardIndex,
+    String traceparent) {
+
+  /** The same task continuing another trace context. */
+  public ReadyTask withTraceparent(String parent) {
+    return new ReadyTask(taskId, taskType, processor, priority, triggerTimeMs, dueMs, timeoutMs, payloadJson,
+        retryCount, maxRetry, shardTotal, shardIndex, parent);
+  }
 }

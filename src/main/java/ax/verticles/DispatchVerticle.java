@@ -19,13 +19,19 @@ import ax.task.OutcomePolicy;
 import ax.task.OutcomeTally;
 import ax.task.ReadyTask;
 import ax.task.Settled;
+import ax.tracing.AxTracing;
 import ax.wheel.ScheduledTask;
+import io.opentelemetry.api.trace.Span;
+import io.opentelemetry.api.trace.SpanKind;
 import io.vertx.core.Future;
 
 import java.util.ArrayDeque;
+import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
 import java.util.logging.Level;
 import java.util.logging.Logger;
@@ -40,6 +46,11 @@ import java.util.logging.Logger;
  *
  * <p>Tasks of a batch the claim skipped are either someone else's now (cancelled, already running) or
  * not due yet on the database clock; the latter go back to the wheel.
+ *
+ * <p>Tracing (when {@link AxTracing#on()}): each claimed task gets an {@code ax.claim} span under its
+ * submission's trace, its HTTP call an {@code ax.http_call} client span under that (whose traceparent the
+ * receiver gets), and its outcome an {@code ax.result} span from the call's end to the committed write.
+ * Processor tasks leave with the claim span's traceparent for the executor dispatch.
  */
 public final class DispatchVerticle extends TermBoundVerticle {
   private static final Logger LOG = Logger.getLogger(DispatchVerticle.class.getName());
@@ -70,6 +81,11 @@ public final class DispatchVerticle extends TermBoundVerticle {
   private final OutcomeBacklog backlog;
   private final AxMetrics metrics;
   private final Settings settings;
+  private final AxTracing tracing;
+
+  /** Open {@code ax.result} spans by task id, ended when the outcome is written (tracing only; bounded). */
+  private final Map<Long, Span> resultSpans = new HashMap<>();
+  private static final int MAX_OPEN_RESULT_SPANS = 100_000;
 
   private final ArrayDeque<List<ScheduledTask>> queue = new ArrayDeque<>();
   private int claimsInFlight;
@@ -77,6 +93,13 @@ public final class DispatchVerticle extends TermBoundVerticle {
 
   public DispatchVerticle(ScheduleStore store, DbClock clock, HttpTargetInvoker invoker, ApiKeyCache keys,
                           OutcomePolicy outcomes, OutcomeBacklog backlog, AxMetrics metrics, Settings settings) {
+    this(store, clock, invoker, keys, outcomes, backlog, metrics, settings, AxTracing.OFF);
+  }
+
+  public DispatchVerticle(ScheduleStore store, DbClock clock, HttpTargetInvoker invoker, ApiKeyCache keys,
+                          OutcomePolicy outcomes, OutcomeBacklog backlog, AxMetrics metrics, Settings settings,
+                          AxTracing tracing) {
+    this.tracing = tracing;
     this.store = store;
     this.clock = clock;
     this.invoker = invoker;
@@ -151,16 +174,25 @@ public final class DispatchVerticle extends TermBoundVerticle {
   private void onClaimed(long[] ids, Claimed claimed, long claimStarted) {
     metrics.recordClaim(claimed.size(), System.nanoTime() - claimStarted);
     Set<Long> claimedIds = new HashSet<>(claimed.size() * 2);
+    long claimStartEpochNanos = tracing.on() ? AxTracing.epochNanosAgo(System.nanoTime() - claimStarted) : 0;
     for (HttpTask t : claimed.http()) {
       claimedIds.add(t.taskId());
-      execute(t, claimStarted);
+      execute(t, claimStarted, tracing.on() ? claimSpan(t.taskId(), t.taskType(), t.traceparent(),
+          claimStartEpochNanos) : null);
     }
     // processor tasks are measured when an executor acks them (ExecutorVerticle)
     if (!claimed.ready().isEmpty()) {
-      for (ReadyTask t : claimed.ready()) {
+      List<ReadyTask> ready = claimed.ready();
+      if (tracing.on()) {
+        ready = new ArrayList<>(ready.size());
+        for (ReadyTask t : claimed.ready()) {
+          ready.add(t.withTraceparent(claimSpan(t.taskId(), t.taskType(), t.traceparent(), claimStartEpochNanos)));
+        }
+      }
+      for (ReadyTask t : ready) {
         claimedIds.add(t.taskId());
       }
-      vertx.eventBus().send(Addresses.EXEC_READY, new ReadyBatch(claimed.ready()), LocalCodec.localOnly());
+      vertx.eventBus().send(Addresses.EXEC_READY, new ReadyBatch(ready), LocalCodec.localOnly());
     }
     if (claimedIds.size() < ids.length) {
       long[] skipped = Arrays.stream(ids).filter(id -> !claimedIds.contains(id)).toArray();
@@ -176,13 +208,24 @@ public final class DispatchVerticle extends TermBoundVerticle {
    * hand-over (request written) is measured when it happens; a call never sent counts as a failed (or
    * timed-out) dispatch.
    */
-  private void execute(HttpTask t, long claimStarted) {
+  private void execute(HttpTask t, long claimStarted, String claimTraceparent) {
     backlog.callStarted(t.taskId());
     Runnable sent = () -> metrics.recordHandedOver(AxMetrics.Target.HTTP, clock.nowMillis() - t.dueMs(),
         System.nanoTime() - claimStarted);
+    Span call = null;
+    if (tracing.on()) {
+      call = tracing.start(AxTracing.HTTP_CALL, SpanKind.CLIENT, claimTraceparent, 0);
+      call.setAttribute(AxTracing.TASK_ID, Long.toString(t.taskId()));
+      call.setAttribute(AxTracing.ATTEMPT, t.attempt());
+      call.setAttribute("http.request.method", "POST");
+      call.setAttribute("url.full", t.callbackUrl());
+    }
+    Span callSpan = call;
+    // tracing off, the caller's own traceparent (if it sent one) is passed on as it came
+    Map<String, String> traceHeaders = AxTracing.outgoing(call, t.traceparent());
     keys.find(t.apiKey())
         .compose(key -> key.isPresent()
-            ? invoker.invoke(t, key.get().secret(), clock.nowMillis(), sent)
+            ? invoker.invoke(t, key.get().secret(), clock.nowMillis(), sent, traceHeaders)
             : Future.succeededFuture(HttpTargetInvoker.Outcome.notSent(
                 "the access key that submitted this task no longer exists; cannot sign the call")))
         .onComplete(ar -> {
@@ -195,11 +238,51 @@ public final class DispatchVerticle extends TermBoundVerticle {
           Completion c = o.success() ? outcomes.succeeded(t.taskId(), t.attempt(), t.retryCount(), o.resultJson())
               : outcomes.failed(t.taskId(), t.attempt(), t.retryCount(), t.maxRetry(), o.error(), o.timedOut(),
                   clock.nowMillis());
+          if (callSpan != null) {
+            AxTracing.end(callSpan, o.success() ? null : o.error());
+            startResultSpan(t, callSpan);
+          }
           writer.add(c);
         });
   }
 
+  /** A claim span per task: backdated to when the claim statement was sent, ended now (it has committed). */
+  private String claimSpan(long taskId, String taskType, String submitTraceparent, long startEpochNanos) {
+    Span claim = tracing.start(AxTracing.CLAIM, SpanKind.INTERNAL, submitTraceparent, startEpochNanos);
+    claim.setAttribute(AxTracing.TASK_ID, Long.toString(taskId));
+    claim.setAttribute(AxTracing.TASK_TYPE, taskType);
+    claim.end();
+    return AxTracing.traceparent(claim);
+  }
+
+  private void startResultSpan(HttpTask t, Span call) {
+    if (resultSpans.size() >= MAX_OPEN_RESULT_SPANS) {
+      resultSpans.clear(); // outcomes dropped without a write never end theirs: do not hold them forever
+    }
+    Span result = tracing.start(AxTracing.RESULT, SpanKind.INTERNAL, AxTracing.traceparent(call), 0);
+    result.setAttribute(AxTracing.TASK_ID, Long.toString(t.taskId()));
+    Span previous = resultSpans.put(t.taskId(), result);
+    if (previous != null) {
+      previous.end();
+    }
+  }
+
+  private void endResultSpans(List<Completion> batch, List<Settled> applied) {
+    Set<Long> appliedIds = new HashSet<>(applied.size() * 2);
+    applied.forEach(a -> appliedIds.add(a.taskId()));
+    for (Completion c : batch) {
+      Span span = resultSpans.remove(c.taskId());
+      if (span != null) {
+        span.setAttribute(AxTracing.OUTCOME, appliedIds.contains(c.taskId()) ? c.outcome().name() : "refused");
+        span.end();
+      }
+    }
+  }
+
   private void onWritten(List<Completion> batch, List<Settled> applied) {
+    if (tracing.on()) {
+      endResultSpans(batch, applied);
+    }
     metrics.recordOutcomes(AxMetrics.Target.HTTP, OutcomeTally.of(batch, applied));
     int requested = batch.size();
     if (applied.size() < requested) {

@@ -35,8 +35,12 @@ import ax.task.OutcomePolicy;
 import ax.task.OutcomeTally;
 import ax.task.ReadyTask;
 import ax.task.Settled;
+import ax.tracing.AxTracing;
 import ax.wheel.ScheduledTask;
+import io.opentelemetry.api.trace.Span;
+import io.opentelemetry.api.trace.SpanKind;
 import io.vertx.core.Future;
+import io.vertx.core.tracing.TracingPolicy;
 import io.vertx.core.eventbus.DeliveryOptions;
 import io.vertx.core.eventbus.Message;
 import io.vertx.core.eventbus.MessageConsumer;
@@ -64,6 +68,11 @@ import java.util.logging.Logger;
  * database writes through {@link ExecutionStore}, pushes to executor inboxes, timers, answers. Every
  * answer that comes back goes through {@link #inTerm}, so nothing of an ended term is carried on.
  * Decisions live in the dispatch; this class only does I/O. One event loop, no locks.
+ *
+ * <p>Tracing (when on): each pushed task gets an {@code ax.dispatch} producer span under its claim span,
+ * ended by the executor's ack, and travels with that span's traceparent; a reported outcome that names a
+ * traceparent gets an {@code ax.result} span under it, ended when the answer (after the write) goes back.
+ * Tracing off, a task carries the traceparent its submitter sent, if any, as it came.
  */
 public final class ExecutorVerticle extends TermBoundVerticle {
   private static final Logger LOG = Logger.getLogger(ExecutorVerticle.class.getName());
@@ -81,9 +90,18 @@ public final class ExecutorVerticle extends TermBoundVerticle {
   private final List<MessageConsumer<?>> termConsumers = new ArrayList<>();
   private long tickTimer = -1;
   private long nextRequestId = 1;
+  private final AxTracing tracing;
+  /** Open {@code ax.result} spans by the held result request they belong to (tracing only). */
+  private final Map<Long, List<Span>> resultSpans = new HashMap<>();
 
   public ExecutorVerticle(ExecutionStore store, DbClock clock, AxMetrics metrics, DispatchSettings settings,
                           OutcomePolicy outcomes, Function<String, ExecutorSelector> selectors) {
+    this(store, clock, metrics, settings, outcomes, selectors, AxTracing.OFF);
+  }
+
+  public ExecutorVerticle(ExecutionStore store, DbClock clock, AxMetrics metrics, DispatchSettings settings,
+                          OutcomePolicy outcomes, Function<String, ExecutorSelector> selectors, AxTracing tracing) {
+    this.tracing = tracing;
     this.store = store;
     this.clock = clock;
     this.metrics = metrics;
@@ -122,6 +140,8 @@ public final class ExecutorVerticle extends TermBoundVerticle {
     vertx.cancelTimer(tickTimer);
     requests.values().forEach(m -> m.fail(503, "leader changed; send again"));
     requests.clear();
+    resultSpans.values().forEach(spans -> spans.forEach(s -> AxTracing.end(s, "leader term ended")));
+    resultSpans.clear();
     dispatchTimes.clear();
     metrics.recordExecutors(ExecutorRegistry.Census.NONE);
     LOG.info("standby: executor registry dropped; executors register again with the next leader");
@@ -191,7 +211,28 @@ public final class ExecutorVerticle extends TermBoundVerticle {
         malformed.add(o.taskId());
       }
     }
-    run(dispatch.results(hold(msg), executorOf(msg), reported, malformed, clock.nowMillis()));
+    long requestId = hold(msg);
+    if (tracing.on()) {
+      startResultSpans(requestId, executorOf(msg), batch.results());
+    }
+    run(dispatch.results(requestId, executorOf(msg), reported, malformed, clock.nowMillis()));
+  }
+
+  private void startResultSpans(long requestId, String executorId, List<TaskOutcome> outcomes) {
+    List<Span> spans = new ArrayList<>();
+    for (TaskOutcome o : outcomes) {
+      if (o.traceparent() != null) {
+        Span span = tracing.start(AxTracing.RESULT, SpanKind.CONSUMER, o.traceparent(), 0);
+        span.setAttribute(AxTracing.TASK_ID, o.taskId());
+        span.setAttribute(AxTracing.ATTEMPT, o.attempt());
+        span.setAttribute(AxTracing.EXECUTOR, String.valueOf(executorId));
+        span.setAttribute(AxTracing.OUTCOME, o.success() ? TaskOutcome.SUCCESS : TaskOutcome.FAILED);
+        spans.add(span);
+      }
+    }
+    if (!spans.isEmpty()) {
+      resultSpans.put(requestId, spans);
+    }
   }
 
   /** The protocol's outcome as the dispatch takes it: a numeric id, the result as bounded JSON text. */
@@ -298,6 +339,11 @@ public final class ExecutorVerticle extends TermBoundVerticle {
   }
 
   private void answer(long requestId, Reply reply) {
+    List<Span> spans = resultSpans.isEmpty() ? null : resultSpans.remove(requestId);
+    if (spans != null) {
+      String error = reply instanceof Reply.Refused r ? r.code() + " " + r.message() : null;
+      spans.forEach(span -> AxTracing.end(span, error));
+    }
     Message<Object> msg = requests.remove(requestId);
     if (msg == null) {
       return;
@@ -377,15 +423,30 @@ public final class ExecutorVerticle extends TermBoundVerticle {
 
   private void push(DispatchCommand.Push p) {
     List<DispatchedTask> tasks = new ArrayList<>(p.tasks().size());
+    Span[] spans = tracing.on() ? new Span[p.tasks().size()] : null;
     for (int i = 0; i < p.tasks().size(); i++) {
       ReadyTask t = p.tasks().get(i);
+      String traceparent = t.traceparent(); // tracing off: the submitter's own, passed on as it came
+      String tracestate = null;
+      if (spans != null) {
+        spans[i] = dispatchSpan(t, p.attempts().get(i), p.executorId());
+        Map<String, String> headers = AxTracing.outgoing(spans[i], null);
+        traceparent = headers.get("traceparent");
+        tracestate = headers.get("tracestate");
+      }
       tasks.add(new DispatchedTask(Long.toString(t.taskId()), p.attempts().get(i), t.processor(), t.taskType(),
           JsonText.parseOrText(t.payloadJson()), t.priority(),
           PoolRule.forTask(t.priority(), t.timeoutMs()), t.timeoutMs(), t.triggerTimeMs(), t.shardIndex(),
-          t.shardTotal()));
+          t.shardTotal(), traceparent, tracestate));
     }
+    // The trace context is in each task; the event bus adds none of its own to what executors receive.
     vertx.eventBus().request(ExecutorAddresses.inbox(p.executorId()), new Dispatch(p.epoch(), tasks).toJson(),
-        new DeliveryOptions().setSendTimeout(settings.ackTimeoutMs())).onComplete(inTerm(ar -> {
+        new DeliveryOptions().setSendTimeout(settings.ackTimeoutMs()).setTracingPolicy(TracingPolicy.IGNORE))
+        .onComplete(inTerm(ar -> {
+          if (spans != null) {
+            endDispatchSpans(p, spans, ar.succeeded() ? null : ar.cause().getMessage(),
+                ar.succeeded() ? ar.result().body() : null);
+          }
           long[] times = dispatchTimes.remove(p.dispatchId());
           if (ar.failed()) {
             LOG.warning("executor " + p.executorId() + " did not ack " + tasks.size() + " tasks: "
@@ -412,6 +473,33 @@ public final class ExecutorVerticle extends TermBoundVerticle {
           recordAcked(p, accepted, times);
           run(dispatch.pushAnswered(p.dispatchId(), accepted));
         }));
+  }
+
+  private Span dispatchSpan(ReadyTask t, int attempt, String executorId) {
+    Span span = tracing.start(AxTracing.DISPATCH, SpanKind.PRODUCER, t.traceparent(), 0);
+    span.setAttribute(AxTracing.TASK_ID, Long.toString(t.taskId()));
+    span.setAttribute(AxTracing.TASK_TYPE, t.taskType());
+    span.setAttribute(AxTracing.ATTEMPT, attempt);
+    span.setAttribute(AxTracing.EXECUTOR, executorId);
+    span.setAttribute("ax.processor", t.processor());
+    return span;
+  }
+
+  /** Ends a push's dispatch spans: accepted, rejected, or no (valid) ack. */
+  private static void endDispatchSpans(DispatchCommand.Push p, Span[] spans, String failure, Object ack) {
+    Set<String> accepted = new HashSet<>();
+    if (failure == null) {
+      try {
+        accepted.addAll(Ack.fromJson(ack).accepted());
+      } catch (IllegalArgumentException e) {
+        failure = "malformed ack";
+      }
+    }
+    for (int i = 0; i < spans.length; i++) {
+      boolean took = accepted.contains(Long.toString(p.tasks().get(i).taskId()));
+      spans[i].setAttribute("ax.accepted", took);
+      AxTracing.end(spans[i], failure != null ? "no ack: " + failure : took ? null : "rejected by the executor");
+    }
   }
 
   /** The executor answered a push: each task it took is handed over now; the others it refused. */

@@ -8,6 +8,9 @@ import ax.leader.LeaderTerm;
 import ax.metrics.AxMetrics;
 import ax.store.WebhookStore;
 import ax.store.WebhookStore.Claimed;
+import ax.tracing.AxTracing;
+import io.opentelemetry.api.trace.Span;
+import io.opentelemetry.api.trace.SpanKind;
 import io.vertx.core.Future;
 
 import java.time.Instant;
@@ -28,6 +31,9 @@ import java.util.logging.Logger;
  * <p>At least once: a try whose outcome is not written (the node died, the term ended) is claimed again
  * when its claim runs out. At most {@link WebhookStore#MAX_TRIES} recorded tries, {@code backoffMs} then
  * four times that between them.
+ *
+ * <p>Tracing: each try is an {@code ax.webhook} client span in the task's submission trace (V15), and the
+ * POST carries its traceparent; tracing off, a traceparent the submitter sent is passed on as it came.
  */
 public final class WebhookVerticle extends TermBoundVerticle {
   private static final Logger LOG = Logger.getLogger(WebhookVerticle.class.getName());
@@ -61,12 +67,19 @@ public final class WebhookVerticle extends TermBoundVerticle {
   private final DbClock clock;
   private final AxMetrics metrics;
   private final Settings settings;
+  private final AxTracing tracing;
   private long timerId = -1;
   private long backlogTimerId = -1;
   private boolean running;
 
   public WebhookVerticle(WebhookStore store, HttpTargetInvoker sender, ApiKeyCache keys, DbClock clock,
                          AxMetrics metrics, Settings settings) {
+    this(store, sender, keys, clock, metrics, settings, AxTracing.OFF);
+  }
+
+  public WebhookVerticle(WebhookStore store, HttpTargetInvoker sender, ApiKeyCache keys, DbClock clock,
+                         AxMetrics metrics, Settings settings, AxTracing tracing) {
+    this.tracing = tracing;
     this.store = store;
     this.sender = sender;
     this.keys = keys;
@@ -133,14 +146,32 @@ public final class WebhookVerticle extends TermBoundVerticle {
     long retryAfter = settings.retryAfterMs(c.tryNumber());
     String body = WebhookBody.of(c.taskId(), c.taskType(), c.status(), c.resultJson(), c.error(), c.attempts(),
         c.finishedAt());
+    Span span = null;
+    if (tracing.on()) {
+      span = tracing.start(AxTracing.WEBHOOK, SpanKind.CLIENT, c.traceparent(), 0);
+      span.setAttribute(AxTracing.TASK_ID, Long.toString(c.taskId()));
+      span.setAttribute("ax.webhook.try", c.tryNumber());
+      span.setAttribute("ax.task_status", c.status());
+      span.setAttribute("http.request.method", "POST");
+      span.setAttribute("url.full", c.notifyUrl());
+    }
+    Span trySpan = span;
     return keys.find(c.apiKey()).compose(key -> key.isEmpty()
             ? Future.succeededFuture(new WebhookStore.Outcome(c, false, null,
                 "the key that submitted the task no longer exists: nothing to sign with", started, retryAfter))
             : sender.post("notify_url", c.notifyUrl(), c.taskId(), body, key.get().secret(), clock.nowMillis(),
-                    settings.timeoutMs())
+                    settings.timeoutMs(), () -> { }, AxTracing.outgoing(trySpan, c.traceparent()))
                 .map(p -> new WebhookStore.Outcome(c, p.ok(), p.status() == 0 ? null : p.status(), p.error(), started,
                     retryAfter)))
         .recover(e -> Future.succeededFuture(new WebhookStore.Outcome(c, false, null, "internal error: " + e,
-            started, retryAfter)));
+            started, retryAfter)))
+        .onSuccess(o -> {
+          if (trySpan != null) {
+            if (o.httpStatus() != null) {
+              trySpan.setAttribute("http.response.status_code", o.httpStatus());
+            }
+            AxTracing.end(trySpan, o.delivered() ? null : o.error());
+          }
+        });
   }
 }

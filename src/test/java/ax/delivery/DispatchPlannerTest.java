@@ -21,7 +21,7 @@ class DispatchPlannerTest {
   private static List<ReadyTask> tasks(int n) {
     List<ReadyTask> out = new ArrayList<>();
     for (int i = 1; i <= n; i++) {
-      out.add(new ReadyTask(i, "t", "p", 5, i, i, 1_000, null, 0, 2, 1, 0));
+      out.add(new ReadyTask(i, "t", "p", 5, i, i, 1_000, null, 0, 2, 1, 0, null));
     }
     return out;
   }

@@ -11,7 +11,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 class ReadyQueueTest {
   private static ReadyTask task(long id, String processor, int priority, long trigger) {
-    return new ReadyTask(id, "t", processor, priority, trigger, trigger, 1_000, null, 0, 2, 1, 0);
+    return new ReadyTask(id, "t", processor, priority, trigger, trigger, 1_000, null, 0, 2, 1, 0, null);
   }
 
   @Test

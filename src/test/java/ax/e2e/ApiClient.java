@@ -9,6 +9,7 @@ import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
+import java.util.Map;
 import java.util.UUID;
 
 /** Signs and sends API requests the way API.md tells clients to. */
@@ -57,6 +58,12 @@ final class ApiClient {
     return post("/openapi/v1/tasks", task.encode());
   }
 
+  /** A task submitted with a W3C {@code traceparent} header, as a traced caller would send it. */
+  Reply submitWithTraceparent(JsonObject task, String traceparent) throws Exception {
+    return send("POST", "/openapi/v1/tasks", null, task.encode(), System.currentTimeMillis(), newNonce(), null,
+        "application/json", Map.of("traceparent", traceparent));
+  }
+
   /** A signed POST whose body is sent as {@code contentType} (for 415 tests). */
   Reply postAs(String path, String body, String contentType) throws Exception {
     return send("POST", path, null, body, System.currentTimeMillis(), newNonce(), null, contentType);
@@ -70,6 +77,11 @@ final class ApiClient {
 
   private Reply send(String method, String path, String query, String body, long timestamp, String nonce,
                      String signatureOverride, String contentType) throws Exception {
+    return send(method, path, query, body, timestamp, nonce, signatureOverride, contentType, Map.of());
+  }
+
+  private Reply send(String method, String path, String query, String body, long timestamp, String nonce,
+                     String signatureOverride, String contentType, Map<String, String> extraHeaders) throws Exception {
     byte[] bytes = body.getBytes(StandardCharsets.UTF_8);
     String sig = signatureOverride != null ? signatureOverride : RequestSigning.hmacSha256Hex(secret,
         RequestSigning.stringToSign(method, path, RequestSigning.canonicalQuery(query), Long.toString(timestamp),
@@ -79,6 +91,7 @@ final class ApiClient {
         .timeout(Duration.ofSeconds(10))
         .header("X-Ax-Key", key).header("X-Ax-Timestamp", Long.toString(timestamp))
         .header("X-Ax-Nonce", nonce).header("X-Ax-Signature", sig);
+    extraHeaders.forEach(b::header);
     if ("POST".equals(method)) {
       b.header("Content-Type", contentType).POST(HttpRequest.BodyPublishers.ofByteArray(bytes));
     } else if ("DELETE".equals(method)) {

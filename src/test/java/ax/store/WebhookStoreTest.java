@@ -142,7 +142,7 @@ class WebhookStoreTest {
     settle(id, "SUCCESS");
     WebhookStore.Claimed c = webhooks.claim(fence, 10, 10_000).await().get(0);
     WebhookStore.Claimed stale = new WebhookStore.Claimed(c.taskId(), c.tryNumber(), c.epoch() - 1, c.status(),
-        c.apiKey(), c.taskType(), c.notifyUrl(), c.resultJson(), c.error(), c.attempts(), c.finishedAt());
+        c.apiKey(), c.taskType(), c.notifyUrl(), c.resultJson(), c.error(), c.attempts(), c.finishedAt(), c.traceparent());
     assertEquals(0, webhooks.finish(List.of(new WebhookStore.Outcome(stale, true, 200, null, OffsetDateTime.now(), 0)))
         .await());
     assertEquals(1, webhooks.finish(List.of(new WebhookStore.Outcome(c, true, 200, null, OffsetDateTime.now(), 0)))

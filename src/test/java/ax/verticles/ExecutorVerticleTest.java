@@ -157,7 +157,7 @@ class ExecutorVerticleTest {
         })
         .onComplete(ctx.succeeding(alive -> {
           ReadyTask ready = new ReadyTask(task.taskId(), "report.build", "reports", 5, task.triggerTimeMs(),
-              task.triggerTimeMs(), 60_000, "{\"n\":1}", 0, 2, 1, 0);
+              task.triggerTimeMs(), 60_000, "{\"n\":1}", 0, 2, 1, 0, null);
           bus.send(Addresses.EXEC_READY, new ReadyBatch(List.of(ready)), LocalCodec.localOnly());
         }));
   }

@@ -128,7 +128,7 @@ final class Dispatcher {
       stats.deduplicated();
       TaskResult earlier = succeeded.get();
       TaskResult again = new TaskResult(earlier.taskId(), ctx.attempt(), earlier.shardIndex(), earlier.status(),
-          earlier.result(), earlier.error(), earlier.durationMs());
+          earlier.result(), earlier.error(), earlier.durationMs(), ctx.traceparent());
       dedupe.tryStart(key);
       dedupe.complete(key, again);
       results.accept(again);

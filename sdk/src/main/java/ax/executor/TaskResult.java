@@ -7,9 +7,17 @@ import io.vertx.core.json.JsonObject;
 import java.util.List;
 import java.util.Map;
 
-/** The outcome of one execution, as sent in a result batch. */
+/**
+ * The outcome of one execution, as sent in a result batch; {@code traceparent} is the trace context the
+ * execution ran under (its dispatch's), sent back so the scheduler's result span joins the same trace.
+ */
 record TaskResult(String taskId, int attempt, int shardIndex, Status status, Object result, String error,
-                  long durationMs) {
+                  long durationMs, String traceparent) {
+
+  TaskResult(String taskId, int attempt, int shardIndex, Status status, Object result, String error,
+             long durationMs) {
+    this(taskId, attempt, shardIndex, status, result, error, durationMs, null);
+  }
 
   enum Status { SUCCESS, FAILED }
 
@@ -33,16 +41,18 @@ record TaskResult(String taskId, int attempt, int shardIndex, Status status, Obj
       return failure(ctx, "result too large: " + size + " bytes (max " + TaskOutcome.MAX_RESULT_BYTES + ")",
           durationMs);
     }
-    return new TaskResult(ctx.taskId(), ctx.attempt(), ctx.shardIndex(), Status.SUCCESS, json, null, durationMs);
+    return new TaskResult(ctx.taskId(), ctx.attempt(), ctx.shardIndex(), Status.SUCCESS, json, null, durationMs,
+        ctx.traceparent());
   }
 
   static TaskResult failure(TaskContext ctx, String error, long durationMs) {
     return new TaskResult(ctx.taskId(), ctx.attempt(), ctx.shardIndex(), Status.FAILED, null,
-        error == null ? "failed" : error, durationMs);
+        error == null ? "failed" : error, durationMs, ctx.traceparent());
   }
 
   JsonObject toJson() {
-    return new TaskOutcome(taskId, attempt, shardIndex, status == Status.SUCCESS, result, error, durationMs).toJson();
+    return new TaskOutcome(taskId, attempt, shardIndex, status == Status.SUCCESS, result, error, durationMs,
+        traceparent).toJson();
   }
 
   /** Converts what a handler returned into a value JsonObject accepts. */

@@ -167,6 +167,30 @@ class ExecutorSdkTest {
   }
 
   @Test
+  void aDispatchedTraceparentReachesTheHandlerAndComesBackWithTheResult() throws Exception {
+    String traceparent = "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01";
+    BlockingQueue<TaskContext> seen = new LinkedBlockingQueue<>();
+    startExecutor("ex-1", AxExecutor.builder().handler("echo", ctx -> {
+      seen.add(ctx);
+      return "ok";
+    }));
+    poll(heartbeats);
+
+    dispatch("ex-1", EPOCH, task("21", 1, "echo").put("traceparent", traceparent).put("tracestate", "ax=1"));
+    JsonObject traced = pollResult("21");
+    assertEquals(traceparent, traced.getString("traceparent"), "the result names the trace it ran under");
+    dispatch("ex-1", EPOCH, task("22", 1, "echo"));
+    JsonObject untraced = pollResult("22");
+    assertFalse(untraced.containsKey("traceparent"), "no trace in, none out: " + untraced);
+    TaskContext first = seen.poll(WAIT_S, TimeUnit.SECONDS);
+    TaskContext second = seen.poll(WAIT_S, TimeUnit.SECONDS);
+    TaskContext tracedCtx = "21".equals(first.taskId()) ? first : second;
+    assertEquals(traceparent, tracedCtx.traceparent());
+    assertEquals("ax=1", tracedCtx.tracestate());
+    assertNull(("21".equals(first.taskId()) ? second : first).traceparent());
+  }
+
+  @Test
   void aFailingHandlerReportsFailedWithItsMessage() throws Exception {
     startExecutor("ex-1", AxExecutor.builder().handler("fail", TestHandlers.FAIL));
     poll(heartbeats);

@@ -69,6 +69,24 @@ class MessagesTest {
   }
 
   @Test
+  void aDispatchedTaskCarriesItsTraceContextOnlyWhenItHasOne() {
+    String tp = "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01";
+    DispatchedTask traced = new DispatchedTask("5", 1, "echo", "t", null, 5, PoolRule.DEFAULT, 1_000, 0, 0, 1, tp,
+        "vendor=x");
+    assertEquals(traced, DispatchedTask.fromJson(traced.toJson()));
+    assertEquals(tp, traced.toJson().getString("traceparent"));
+    JsonObject plain = new DispatchedTask("5", 1, "echo", "t", null, 5, PoolRule.DEFAULT, 1_000, 0, 0, 1).toJson();
+    assertFalse(plain.containsKey("traceparent"), "without tracing the message is what it always was");
+    assertFalse(plain.containsKey("tracestate"));
+    DispatchedTask garbled = DispatchedTask.fromJson(traced.toJson().put("traceparent", "00-nope"));
+    assertNull(garbled.traceparent(), "an invalid traceparent is dropped, not refused");
+    assertNull(garbled.tracestate());
+    TaskOutcome o = new TaskOutcome("5", 1, 0, true, null, null, 2, tp);
+    assertEquals(o, TaskOutcome.fromJson(o.toJson()));
+    assertFalse(new TaskOutcome("5", 1, 0, true, null, null, 2).toJson().containsKey("traceparent"));
+  }
+
+  @Test
   void aMalformedDispatchedTaskIsRefusedButStillNamed() {
     JsonObject noProcessor = new JsonObject().put("task_id", 12);
     assertThrows(ProtocolException.class, () -> DispatchedTask.fromJson(noProcessor));
