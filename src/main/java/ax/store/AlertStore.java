@@ -162,7 +162,7 @@ public final class AlertStore {
     Sql sql = fence == null ? FIRE_ANY : FIRE_FENCED;
     Sql.Params p = sql.params().set("rule", f.rule().alertName()).set("key", f.key())
         .set("severity", f.rule().severity().name()).set("summary", f.sample().summary())
-        .set("labels", new JsonObject(new HashMap<>(f.sample().labels())).encode())
+        .set("labels", new JsonObject(new HashMap<>(f.sample().labels())))
         .set("value", finite(f.sample().value())).set("started_at", Times.toTimestamp(f.startedAtMs()));
     if (fence != null) {
       p.fence(fence);
