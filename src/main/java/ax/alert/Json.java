@@ -1,5 +1,7 @@
 package ax.alert;
 
+import ax.logging.JsonLineFormatter;
+
 import java.util.Map;
 
 /** The little JSON the alert formats need, written without a library (the core stays free of Vert.x). */
@@ -8,28 +10,7 @@ final class Json {
   }
 
   static String string(String s) {
-    if (s == null) {
-      return "null";
-    }
-    StringBuilder b = new StringBuilder(s.length() + 2).append('"');
-    for (int i = 0; i < s.length(); i++) {
-      char c = s.charAt(i);
-      switch (c) {
-        case '"' -> b.append("\\\"");
-        case '\\' -> b.append("\\\\");
-        case '\n' -> b.append("\\n");
-        case '\r' -> b.append("\\r");
-        case '\t' -> b.append("\\t");
-        default -> {
-          if (c < 0x20) {
-            b.append(String.format("\\u%04x", (int) c));
-          } else {
-            b.append(c);
-          }
-        }
-      }
-    }
-    return b.append('"').toString();
+    return s == null ? "null" : JsonLineFormatter.quote(new StringBuilder(s.length() + 2), s).toString();
   }
 
   static String number(Double d) {
