@@ -19,7 +19,7 @@ class ArchitectureTest {
 
   /** Decision-heavy parts: given their inputs (and the time), they return answers; no I/O, no Vert.x. */
   private static final String[] PURE_PACKAGES = {
-      "ax.wheel..", "ax.task..", "ax.fleet..", "ax.delivery..", "ax.leader..", "ax.schedule.."};
+      "ax.wheel..", "ax.task..", "ax.fleet..", "ax.delivery..", "ax.leader..", "ax.schedule..", "ax.alert.."};
 
   /** Pure classes that live next to the Vert.x code that uses them. */
   private static final String[] PURE_CLASSES = {

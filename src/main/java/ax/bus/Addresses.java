@@ -45,6 +45,13 @@ public final class Addresses {
    */
   public static final String SCHEDULES_CHANGED = "ax.schedules.changed";
 
+  /**
+   * Request (cluster, JSON {@link FiguresMessage}): every node's meter changes since its last report, sent
+   * every {@code AX_ALERT_EVAL_MS} for the alert rules the leader evaluates. Only the leader consumes it;
+   * a node keeps adding up its changes until one is answered.
+   */
+  public static final String ALERT_FIGURES = "ax.alert.figures";
+
   /** {@link ax.leader.LeaderTerm} (local, publish): this node gained or lost the leader lease. */
   public static final String LEADER_CHANGED = "ax.leader.changed";
 

@@ -1,10 +1,14 @@
 package ax.config;
 
+import ax.alert.AlertFormat;
+import ax.alert.AlertSettings;
 import ax.bridge.BridgeLimits;
 import ax.ratelimit.RateLimitSpec;
 import ax.schedule.ScheduleSettings;
 import ax.task.RetryBackoff;
 
+import java.net.URI;
+import java.net.URISyntaxException;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
@@ -31,7 +35,23 @@ public record AxConfig(
     ClusterSettings cluster,
     ExecutorSettings executors,
     ScheduleSettings schedules,
-    WebhookSettings webhooks) {
+    WebhookSettings webhooks,
+    AlertConfig alerts) {
+
+  /**
+   * Built-in alerting (issue 13 part 4): where messages go ({@code url} null = off), in which format,
+   * and the evaluation's pace ({@link AlertSettings}, with the lease TTL).
+   */
+  public record AlertConfig(String url, AlertFormat format, long evalMs, long windowMs, int maxPerMinute,
+                            int timeoutMs) {
+    public boolean enabled() {
+      return url != null;
+    }
+
+    public AlertSettings settings(long leaseTtlMs) {
+      return new AlertSettings(evalMs, windowMs, maxPerMinute, leaseTtlMs, timeoutMs);
+    }
+  }
 
   /**
    * Webhook delivery (notify_url): how often the leader looks for due notifications, one try's bound,
@@ -131,7 +151,36 @@ public record AxConfig(
             r.longIn("AX_WEBHOOK_POLL_MS", 200, 10, 60_000),
             r.intIn("AX_WEBHOOK_TIMEOUT_MS", 5_000, 100, 30_000),
             r.longIn("AX_WEBHOOK_BACKOFF_MS", 1_000, 0, 600_000),
-            r.intIn("AX_WEBHOOK_CONNECTIONS", 64, 1, 1_024)));
+            r.intIn("AX_WEBHOOK_CONNECTIONS", 64, 1, 1_024)),
+        alerts(r));
+  }
+
+  /**
+   * AX_ALERT_WEBHOOK_URL is the operator's own setting, not user input: it is not held to the callback
+   * allow-list (a chat bot's URL is usually public, an in-house receiver often private); it must be an
+   * absolute http(s) URL.
+   */
+  private static AlertConfig alerts(EnvReader r) {
+    String url = r.string("AX_ALERT_WEBHOOK_URL", null);
+    if (url != null) {
+      URI uri;
+      try {
+        uri = new URI(url);
+      } catch (URISyntaxException e) {
+        throw new ConfigException("AX_ALERT_WEBHOOK_URL=" + url + " is not a URL: " + e.getMessage());
+      }
+      if (uri.getScheme() == null || !uri.getScheme().matches("(?i)https?") || uri.getHost() == null) {
+        throw new ConfigException("AX_ALERT_WEBHOOK_URL=" + url + " must be an absolute http:// or https:// URL");
+      }
+    }
+    long evalMs = r.longIn("AX_ALERT_EVAL_MS", 15_000, 100, 600_000);
+    long windowMs = r.longIn("AX_ALERT_WINDOW_MS", 300_000, 1_000, 3_600_000);
+    if (windowMs < evalMs) {
+      throw new ConfigException("AX_ALERT_WINDOW_MS (" + windowMs + ") must be at least AX_ALERT_EVAL_MS (" + evalMs
+          + "): a rule must see at least one evaluation's figures");
+    }
+    return new AlertConfig(url, r.parsed("AX_ALERT_FORMAT", AlertFormat.JSON, AlertFormat::parse), evalMs, windowMs,
+        r.intIn("AX_ALERT_MAX_PER_MINUTE", 20, 1, 10_000), r.intIn("AX_ALERT_TIMEOUT_MS", 5_000, 100, 60_000));
   }
 
   /** Recurring schedules: when a due time counts as missed, and how many missed ones fire_all may fire. */

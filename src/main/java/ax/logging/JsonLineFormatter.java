@@ -39,8 +39,8 @@ public final class JsonLineFormatter extends Formatter {
     return quote(quote(json, name).append(':'), value == null ? "" : value);
   }
 
-  /** Appends {@code s} as a JSON string. */
-  static StringBuilder quote(StringBuilder out, String s) {
+  /** Appends {@code s} as a JSON string (also the alert messages' writer, ax.alert). */
+  public static StringBuilder quote(StringBuilder out, String s) {
     out.append('"');
     for (int i = 0; i < s.length(); i++) {
       char c = s.charAt(i);

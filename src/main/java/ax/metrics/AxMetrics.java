@@ -1,5 +1,6 @@
 package ax.metrics;
 
+import ax.alert.NodeFigures;
 import ax.fleet.ExecutorRegistry;
 import ax.task.OutcomeTally;
 import io.micrometer.core.instrument.Counter;
@@ -61,8 +62,7 @@ public final class AxMetrics {
   }
 
   /** Lateness: 1 ms to 10 s in the 1-2.5-5 steps, plus the alert thresholds 2 s and 10 s, and 30 s, 60 s. */
-  static final Duration[] DELAY_BUCKETS = millis(1, 2, 5, 10, 25, 50, 100, 250, 500, 1_000, 2_000, 2_500, 5_000,
-      10_000, 30_000, 60_000);
+  static final Duration[] DELAY_BUCKETS = millis(NodeFigures.DELAY_BOUNDS_MS);
   /** Round trips inside the node and to PostgreSQL: 0.5 ms to 5 s. */
   static final Duration[] ROUND_TRIP_BUCKETS = micros(500, 1_000, 2_500, 5_000, 10_000, 25_000, 50_000, 100_000,
       250_000, 500_000, 1_000_000, 2_500_000, 5_000_000);
@@ -113,6 +113,12 @@ public final class AxMetrics {
   private final Counter dependencySkips;
   private final Counter released;
   private final java.util.concurrent.atomic.AtomicLong webhookBacklog = new java.util.concurrent.atomic.AtomicLong();
+
+  // built-in alerting
+  private final Map<String, Counter> alertsSent = new HashMap<>();
+  private final AtomicLong alertsFiring = new AtomicLong();
+  /** How an alert message try ended ({@code ax_alerts_sent_total{outcome}}). */
+  public static final List<String> ALERT_OUTCOMES = List.of("sent", "failed", "gave_up", "suppressed");
 
   // the node and the cluster
   private final AtomicLong leading = new AtomicLong();
@@ -227,6 +233,16 @@ public final class AxMetrics {
           .description("webhook tries by outcome: delivered (2xx), failed (another try follows), gave_up (the last try failed)")
           .register(registry);
     }
+
+    for (String outcome : ALERT_OUTCOMES) {
+      alertsSent.put(outcome, Counter.builder("ax_alerts_sent_total").tag("outcome", outcome)
+          .description("built-in alert messages by outcome: sent (2xx), failed (another try follows), gave_up "
+              + "(the last try failed), suppressed (over AX_ALERT_MAX_PER_MINUTE; a summary follows)")
+          .register(registry));
+    }
+    Gauge.builder("ax_alerts_firing", alertsFiring, AtomicLong::get)
+        .description("built-in alerts firing cluster-wide, as this node last read them from PostgreSQL (take max over nodes)")
+        .strongReference(true).register(registry);
 
     Gauge.builder("ax_leader", leading, AtomicLong::get)
         .description("1 while this node holds the leader lease, else 0").strongReference(true).register(registry);
@@ -412,6 +428,50 @@ public final class AxMetrics {
 
   public void gaugeClockOffset(LongSupplier offsetMs) {
     clockOffsetMs.set(offsetMs);
+  }
+
+  // ---- built-in alerting
+
+  /** One alert message try, or a message held back by the per-minute cap. */
+  public void recordAlertMessage(String outcome) {
+    Counter c = alertsSent.get(outcome);
+    if (c == null) {
+      throw new IllegalArgumentException("unknown alert outcome " + outcome);
+    }
+    c.increment();
+  }
+
+  public void recordAlertsFiring(int firing) {
+    alertsFiring.set(firing);
+  }
+
+  /**
+   * This node's figures as totals since it started, for the alert rules the leader evaluates: what
+   * the Prometheus rules read from the same meters.
+   */
+  public NodeFigures alertFigures(String nodeId) {
+    long success = 0;
+    long failure = 0;
+    long timeout = 0;
+    Map<String, Long> twice = new HashMap<>();
+    long[] buckets = new long[NodeFigures.DELAY_BOUNDS_MS.length + 1];
+    for (Target t : Target.values()) {
+      success += (long) executeSuccess.get(t).count();
+      failure += (long) executeFailure.get(t).count();
+      timeout += (long) executeTimeout.get(t).count();
+      twice.put(t.tag(), (long) failedTwice.get(t).count());
+      Timer delay = scheduleDelay.get(t);
+      long below = 0;
+      io.micrometer.core.instrument.distribution.CountAtBucket[] counts = delay.takeSnapshot().histogramCounts();
+      for (int i = 0; i < counts.length && i < NodeFigures.DELAY_BOUNDS_MS.length; i++) {
+        long cumulative = (long) counts[i].count();
+        buckets[i] += cumulative - below;
+        below = cumulative;
+      }
+      buckets[NodeFigures.DELAY_BOUNDS_MS.length] += Math.max(0, delay.count() - below);
+    }
+    return new NodeFigures(nodeId, success, failure, timeout, twice,
+        (long) executorEvents.get("offline").count(), buckets, clockOffsetMs.value(), webhookBacklog.get());
   }
 
   // ---- executors and the bridge

@@ -26,11 +26,13 @@ import ax.config.AxConfig;
 import ax.delivery.DispatchSettings;
 import ax.dispatch.OutcomeBacklog;
 import ax.fleet.RoutingPolicy;
+import ax.http.AlertPoster;
 import ax.http.CallbackUrlPolicy;
 import ax.http.HostResolver;
 import ax.http.HttpTargetInvoker;
 import ax.metrics.AxMetrics;
 import ax.metrics.Registries;
+import ax.store.AlertStore;
 import ax.store.ApiKeyStore;
 import ax.store.AttemptStore;
 import ax.store.Database;
@@ -46,6 +48,8 @@ import ax.store.WebhookStore;
 import ax.task.OutcomePolicy;
 import ax.task.TaskIdGenerator;
 import ax.tracing.AxTracing;
+import ax.verticles.AlertNodeVerticle;
+import ax.verticles.AlertVerticle;
 import ax.verticles.ApiVerticle;
 import ax.verticles.BridgeVerticle;
 import ax.verticles.DispatchVerticle;
@@ -251,6 +255,7 @@ public final class AxNode {
             metrics, DispatchSettings.of(config.executors().heartbeatMs(), tuning.ackTimeoutMs(),
                 config.executors().readyQueueCap()), outcomes, routing::selectorFor, tracing)))
         .compose(id -> deployBridge(metrics))
+        .compose(id -> deployAlerting(clock, metrics))
         .compose(id -> vertx.deployVerticle(new LeaderVerticle(new LeaseStore(pool), backlog, metrics,
             new LeaderVerticle.Settings(LeaseStore.SCHEDULER, holder, cluster.localMember(), config.leaseTtlMs()))))
         .compose(id -> {
@@ -314,6 +319,27 @@ public final class AxNode {
     return vertx.deployVerticle(bridge)
         .recover(e -> Future.failedFuture(PortInUse.explain(e, config.bridgePort(), "AX_BRIDGE_PORT")))
         .onSuccess(id -> bridgeDeployment = id);
+  }
+
+  /**
+   * Built-in alerting when AX_ALERT_WEBHOOK_URL is set (issue 13 part 4): the rules the leader judges,
+   * and on every node the reports, the no-leader rule and delivery, with an HTTP client of their own.
+   */
+  private Future<String> deployAlerting(DbClock clock, AxMetrics metrics) {
+    AxConfig.AlertConfig a = config.alerts();
+    if (!a.enabled()) {
+      LOG.info("no AX_ALERT_WEBHOOK_URL: built-in alerting is off (the Prometheus rules under docker/ still apply)");
+      return Future.succeededFuture("");
+    }
+    ax.alert.AlertSettings settings = a.settings(config.leaseTtlMs());
+    AlertStore store = new AlertStore(pool);
+    HttpClient client = vertx.createHttpClient(new HttpClientOptions().setKeepAlive(true)
+        .setConnectTimeout(a.timeoutMs()), new PoolOptions().setHttp1MaxSize(2));
+    AlertPoster poster = new AlertPoster(client, a.url(), a.timeoutMs());
+    LOG.info("built-in alerting on: " + a.format().wire() + " messages, rules every " + a.evalMs() + " ms");
+    return vertx.deployVerticle(new AlertVerticle(store, clock, settings))
+        .compose(id -> vertx.deployVerticle(new AlertNodeVerticle(store, poster, clock, metrics,
+            new AlertNodeVerticle.Settings(config.nodeId(), holder, settings, a.format()))));
   }
 
   /** The project's openapi.yaml, packaged into the jar by the build. */
