@@ -25,7 +25,7 @@ class ArchitectureTest {
   private static final String[] PURE_CLASSES = {
       "ax.signing.RequestSigning", "ax.signing.SignatureVerifier", "ax.signing.OutboundSignature",
       "ax.signing.Hmac", "ax.ratelimit.TokenBucket", "ax.ratelimit.RateLimitSpec",
-      "ax.http.CallbackUrlPolicy", "ax.clock.DbClock", "ax.clock.Rfc3339", "ax.json.StoredJson", "ax.api.Utf8",
+      "ax.http.CallbackUrlPolicy", "ax.clock.DbClock", "ax.clock.Rfc3339", "ax.json.StoredJson", "ax.json.JsonStrings", "ax.api.Utf8",
       "ax.api.WholeNumbers", "ax.api.BodyBudget", "ax.health.Readiness$Report",
       "ax.logging.LineFormatter", "ax.logging.JsonLineFormatter", "ax.logging.QuietLoggers"};
 

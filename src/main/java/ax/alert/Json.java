@@ -1,6 +1,6 @@
 package ax.alert;
 
-import ax.logging.JsonLineFormatter;
+import ax.json.JsonStrings;
 
 import java.util.Map;
 
@@ -10,7 +10,7 @@ final class Json {
   }
 
   static String string(String s) {
-    return s == null ? "null" : JsonLineFormatter.quote(new StringBuilder(s.length() + 2), s).toString();
+    return s == null ? "null" : JsonStrings.quote(new StringBuilder(s.length() + 2), s).toString();
   }
 
   static String number(Double d) {

@@ -45,7 +45,7 @@ public final class CanonicalJson {
     } else if (value instanceof List<?> l) {
       writeArray(l, out);
     } else if (value instanceof String s) {
-      writeString(s, out);
+      JsonStrings.quote(out, s);
     } else if (value instanceof Boolean b) {
       out.append(b.booleanValue());
     } else if (value instanceof Number n) {
@@ -63,7 +63,7 @@ public final class CanonicalJson {
       if (i > 0) {
         out.append(',');
       }
-      writeString(names.get(i), out);
+      JsonStrings.quote(out, names.get(i));
       out.append(':');
       write(members.get(names.get(i)), out);
     }
@@ -79,31 +79,6 @@ public final class CanonicalJson {
       write(items.get(i), out);
     }
     out.append(']');
-  }
-
-  /** RFC 8785's escaping: the two-character escapes where JSON has them, a six-character escape (backslash, u, four hex digits) for other controls. */
-  private static void writeString(String s, StringBuilder out) {
-    out.append('"');
-    for (int i = 0; i < s.length(); i++) {
-      char c = s.charAt(i);
-      switch (c) {
-        case '"' -> out.append("\\\"");
-        case '\\' -> out.append("\\\\");
-        case '\b' -> out.append("\\b");
-        case '\f' -> out.append("\\f");
-        case '\n' -> out.append("\\n");
-        case '\r' -> out.append("\\r");
-        case '\t' -> out.append("\\t");
-        default -> {
-          if (c < 0x20) {
-            out.append(String.format("\\u%04x", (int) c));
-          } else {
-            out.append(c);
-          }
-        }
-      }
-    }
-    out.append('"');
   }
 
   static String number(Number n) {

@@ -1,5 +1,7 @@
 package ax.logging;
 
+import ax.json.JsonStrings;
+
 import java.util.logging.Formatter;
 import java.util.logging.LogRecord;
 
@@ -36,43 +38,6 @@ public final class JsonLineFormatter extends Formatter {
   }
 
   private static StringBuilder field(StringBuilder json, String name, String value) {
-    return quote(quote(json, name).append(':'), value == null ? "" : value);
-  }
-
-  /** Appends {@code s} as a JSON string (also the alert messages' writer, ax.alert). */
-  public static StringBuilder quote(StringBuilder out, String s) {
-    out.append('"');
-    for (int i = 0; i < s.length(); i++) {
-      char c = s.charAt(i);
-      switch (c) {
-        case '"' -> out.append("\\\"");
-        case '\\' -> out.append("\\\\");
-        case '\n' -> out.append("\\n");
-        case '\r' -> out.append("\\r");
-        case '\t' -> out.append("\\t");
-        case '\b' -> out.append("\\b");
-        case '\f' -> out.append("\\f");
-        default -> {
-          if (c < 0x20 || unpairedSurrogate(s, i)) {
-            out.append(String.format("\\u%04x", (int) c));
-          } else {
-            out.append(c);
-          }
-        }
-      }
-    }
-    return out.append('"');
-  }
-
-  /** A surrogate that is not half of a pair: written as an escape, or UTF-8 output would turn it into '?'. */
-  private static boolean unpairedSurrogate(String s, int i) {
-    char c = s.charAt(i);
-    if (Character.isHighSurrogate(c)) {
-      return i + 1 >= s.length() || !Character.isLowSurrogate(s.charAt(i + 1));
-    }
-    if (Character.isLowSurrogate(c)) {
-      return i == 0 || !Character.isHighSurrogate(s.charAt(i - 1));
-    }
-    return false;
+    return JsonStrings.quote(JsonStrings.quote(json, name).append(':'), value == null ? "" : value);
   }
 }
