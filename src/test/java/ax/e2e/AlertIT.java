@@ -98,7 +98,7 @@ class AlertIT {
 
   private static void submit(ApiClient api, FlakyTarget target, int n) throws Exception {
     for (int i = 0; i < n; i++) {
-      ApiClient.Reply r = api.submit(new JsonObject().put("task_type", "it.alert").put("callback_url", target.url())
+      ApiClient.Reply r = api.submit(new JsonObject().put("task_type", "it.alert").put("dedupe", false).put("callback_url", target.url())
           .put("max_retry", 0));
       assertEquals(201, r.status(), r.raw().body());
     }

@@ -34,7 +34,7 @@ class ClusterFailoverIT {
   private static List<JsonObject> noops(int n, long dueAtMs) {
     List<JsonObject> out = new ArrayList<>();
     for (int i = 0; i < n; i++) {
-      out.add(new JsonObject().put("task_type", "it.failover").put("processor", "noop").put("timeout_ms", 20_000)
+      out.add(new JsonObject().put("task_type", "it.failover").put("dedupe", false).put("processor", "noop").put("timeout_ms", 20_000)
           .put("trigger_time", Instant.ofEpochMilli(dueAtMs).toString()).put("payload", new JsonObject().put("i", i)));
     }
     return out;

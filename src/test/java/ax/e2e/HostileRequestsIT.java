@@ -75,7 +75,8 @@ class HostileRequestsIT {
   }
 
   private static String task(String extra) {
-    return "{\"task_type\":\"hostile.t\",\"callback_url\":\"" + receiver.url() + "\",\"delay_ms\":3600000"
+    // dedupe off: this class submits equal tasks on purpose, each meant to be stored
+    return "{\"task_type\":\"hostile.t\",\"dedupe\":false,\"callback_url\":\"" + receiver.url() + "\",\"delay_ms\":3600000"
         + (extra.isEmpty() ? "" : "," + extra) + "}";
   }
 
@@ -298,7 +299,7 @@ class HostileRequestsIT {
   void timeoutsOfAFewMillisecondsFailTheTaskQuietly() throws Exception {
     List<String> ids = new java.util.ArrayList<>();
     for (int timeout : new int[] {1, 2, 3, 5, 10, 1, 2, 3, 5, 10}) {
-      ApiClient.Reply r = api.post(TASKS, "{\"task_type\":\"hostile.slow\",\"callback_url\":\"" + receiver.url()
+      ApiClient.Reply r = api.post(TASKS, "{\"task_type\":\"hostile.slow\",\"dedupe\":false,\"callback_url\":\"" + receiver.url()
           + "\",\"timeout_ms\":" + timeout + ",\"max_retry\":0}");
       assertEquals(201, r.status(), r.raw().body());
       ids.add(r.body().getString("task_id"));
