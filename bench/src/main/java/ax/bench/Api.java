@@ -36,11 +36,17 @@ public final class Api implements AutoCloseable {
 
   /** The body of one benchmark task. */
   public static JsonObject task(long i, long triggerMs, String callbackUrl) {
-    return new JsonObject()
+    return task(i, triggerMs, callbackUrl, null);
+  }
+
+  /** As {@link #task(long, long, String)}, with a webhook when {@code notifyUrl} is not null. */
+  public static JsonObject task(long i, long triggerMs, String callbackUrl, String notifyUrl) {
+    JsonObject t = new JsonObject()
         .put("task_type", "bench.noop")
         .put("trigger_time", rfc3339(triggerMs))
         .put("callback_url", callbackUrl)
         .put("payload", new JsonObject().put("i", i));
+    return notifyUrl == null ? t : t.put("notify_url", notifyUrl);
   }
 
   /** Signed POST /openapi/v1/tasks; the future fails only on transport errors, never on a status code. */

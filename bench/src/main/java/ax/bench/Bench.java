@@ -82,6 +82,8 @@ public final class Bench {
                  --submit-rates 200,500,1000 --submit-seconds 20 --submit-warmup-s 15
 
       common flags
+        --notify            spread/burst: every task also has a notify_url (the bench's /notify); reports the
+                            webhooks: count, rate first→last arrival, signatures (the notify_url overhead run)
         --jar PATH          scheduler jar (default: ../target/ax.jar relative to bench/)
         --heap SIZE         scheduler -Xmx (default 512m; memory: 256m)
         --env K=V           extra environment for the scheduler (repeatable; wins over the defaults)
@@ -281,15 +283,32 @@ public final class Bench {
     Map<String, Long> expected = new ConcurrentHashMap<>();
     Map<String, Long> acceptedAt = new ConcurrentHashMap<>();
     Receiver.Tracker tracker = h.receiver.track(expected, acceptedAt);
+    h.receiver.notifications.reset();
     double cpu0 = h.server.cpuSeconds();
     double benchCpu0 = benchCpuSeconds();
     Submitted s = submitAll(h, label, triggers, concurrency, expected, acceptedAt);
     reportSubmission(h.report, s, triggers.length, concurrency, firstDue);
     awaitDrain(h, label, tracker, deadline, graceMs);
     Receiver.Snapshot snap = tracker.snapshot();
+    if (h.notifyUrl != null) {
+      awaitNotifications(h, expected.size(), deadline + 60_000);
+    }
     String cpu = "scheduler " + Report.fmt(h.server.cpuSeconds() - cpu0, 1) + " s, bench "
         + Report.fmt(benchCpuSeconds() - benchCpu0, 1) + " s (submission + execution)";
     return new Executed(s, snap, cpu);
+  }
+
+  /**
+   * {@code --notify}: waits (up to {@code deadlineMs}) until every accepted task's webhook arrived and
+   * reports the deliveries — their rate is the webhook throughput, measured while the callbacks ran.
+   */
+  static void awaitNotifications(Harness h, int tasks, long deadlineMs) throws InterruptedException {
+    Notifications n = h.receiver.notifications;
+    while (n.distinct() < tasks && System.currentTimeMillis() < deadlineMs) {
+      Thread.sleep(100);
+    }
+    h.report.result("webhooks (notify_url on every task)", n.summary()
+        + (n.distinct() < tasks ? "; MISSING " + (tasks - n.distinct()) + " of " + tasks : ""));
   }
 
   // ------------------------------------------------------------------------------------------------
@@ -679,7 +698,7 @@ public final class Bench {
         return;
       }
       long t = System.nanoTime();
-      JsonObject task = Api.task(i, triggers[i], h.callbackUrl);
+      JsonObject task = Api.task(i, triggers[i], h.callbackUrl, h.notifyUrl);
       h.api.submit(task).onComplete(ar -> {
         long now = System.currentTimeMillis();
         synchronized (latency) {

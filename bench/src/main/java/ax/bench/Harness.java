@@ -22,6 +22,8 @@ public final class Harness implements AutoCloseable {
   public final Receiver receiver;
   public final int receiverPort;
   public final String callbackUrl;
+  /** Where {@code --notify} points every task's {@code notify_url}; null without it. */
+  public final String notifyUrl;
   public final BenchDb db;
   public final ServerProcess server;
   public final Api api;
@@ -37,6 +39,7 @@ public final class Harness implements AutoCloseable {
     this.receiver = receiver;
     this.receiverPort = receiverPort;
     this.callbackUrl = "http://127.0.0.1:" + receiverPort + "/hook";
+    this.notifyUrl = options.flag("notify") ? "http://127.0.0.1:" + receiverPort + "/notify" : null;
     this.db = db;
     this.server = server;
     this.api = api;

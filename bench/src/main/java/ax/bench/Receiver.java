@@ -16,7 +16,8 @@ import java.util.concurrent.TimeUnit;
 import org.HdrHistogram.Histogram;
 
 /**
- * The callback target: {@code POST /hook} on 127.0.0.1, answers 200 {@code {"ok":true}} at once and
+ * The callback target: {@code POST /hook} on 127.0.0.1 (and {@code POST /notify}, the webhooks of
+ * {@code --notify}, see {@link Notifications}), answers 200 {@code {"ok":true}} at once and
  * records, per task, arrival time minus trigger_time ("lateness"). The submitter, this receiver and
  * the scheduler (which uses the database clock) all run on the same machine, so no clock skew enters.
  *
@@ -29,6 +30,8 @@ public final class Receiver implements AutoCloseable {
   private final Signer signer;
   private HttpServer server;
   private volatile Sink sink = new Tracker(null, null);
+  /** The webhooks ({@code notify_url} = {@code /notify}), counted apart from the callbacks. */
+  public final Notifications notifications = new Notifications();
 
   /** Whatever judges the arrivals of the current phase: a {@link Tracker} for one-shot tasks, or another sink. */
   public interface Sink {
@@ -47,6 +50,18 @@ public final class Receiver implements AutoCloseable {
     server = vertx.createHttpServer(new HttpServerOptions().setHost("127.0.0.1").setPort(0)
             .setIdleTimeout(0))
         .requestHandler(req -> {
+          if (req.method() == HttpMethod.POST && "/notify".equals(req.path())) {
+            req.body().onComplete(ar -> {
+              long arrival = System.currentTimeMillis();
+              req.response().setStatusCode(200).end();
+              if (ar.succeeded()) {
+                notifications.record(arrival, ar.result(), req.getHeader("X-Ax-Signature"), signer);
+              } else {
+                notifications.parseError();
+              }
+            });
+            return;
+          }
           if (req.method() != HttpMethod.POST || !"/hook".equals(req.path())) {
             req.response().setStatusCode(404).end();
             return;
