@@ -63,6 +63,7 @@ import ax.verticles.WheelVerticle;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import io.vertx.core.DeploymentOptions;
 import io.vertx.core.Future;
+import io.vertx.core.ThreadingModel;
 import io.vertx.core.Vertx;
 import io.vertx.core.VertxOptions;
 import io.vertx.core.eventbus.EventBusOptions;
@@ -249,7 +250,11 @@ public final class AxNode {
                 .setTracingPolicy(TracingPolicy.IGNORE),
                 new PoolOptions().setHttp1MaxSize(config.webhooks().connections())), urlPolicy, resolver),
             keys, clock, metrics, new WebhookVerticle.Settings(config.webhooks().pollMs(), 256,
-                config.webhooks().timeoutMs(), config.webhooks().backoffMs()), tracing)))
+                config.webhooks().timeoutMs(), config.webhooks().backoffMs()), tracing),
+            // On a worker context, not an event loop: a round builds, signs and sends up to 256 POSTs at
+            // once, which on an event loop shared with a dispatcher held its due tasks back (spread p99
+            // ×2 with notify_url on every task, bench --notify); the sockets' I/O stays on the event loops.
+            new DeploymentOptions().setThreadingModel(ThreadingModel.WORKER)))
         .compose(id -> vertx.deployVerticle(new ReleasedTasksVerticle(new ReadyListener.Connector(Database.connectOptions(config.pgUrl())), clock, metrics, tuning.loadWindowMs())))
         .compose(id -> vertx.deployVerticle(new ExecutorVerticle(new ExecutionStore(pool, config.nodeId()), clock,
             metrics, DispatchSettings.of(config.executors().heartbeatMs(), tuning.ackTimeoutMs(),
