@@ -24,10 +24,12 @@ root=${1:-target/image-root}
 log() { printf '[image-root] %s\n' "$*"; }
 fail() { log "FAILED: $*"; exit 1; }
 
-# The modules ax.jar uses (jdeps --print-module-deps over the jar and its dependencies), plus
-# jdk.crypto.ec (TLS to HTTPS callbacks and webhooks negotiates EC keys; loaded as a provider, so jdeps
-# cannot see it), jdk.naming.dns, jdk.localedata is left out (ax formats nothing by locale).
-modules=java.base,java.compiler,java.logging,java.management,java.naming,java.net.http,java.rmi,java.scripting,java.security.jgss,java.security.sasl,java.sql,java.transaction.xa,java.xml,jdk.crypto.ec,jdk.jfr,jdk.management,jdk.naming.dns,jdk.unsupported,jdk.zipfs
+# The modules ax.jar uses (`jdeps --multi-release 17 --ignore-missing-deps --print-module-deps
+# target/ax.jar`: java.base, java.compiler, java.desktop, java.naming, java.net.http, java.scripting,
+# java.security.jgss, java.sql, jdk.jfr, jdk.management, jdk.unsupported), the ones they pull in, and
+# what jdeps cannot see because it is loaded by name: jdk.crypto.ec (TLS to HTTPS callbacks and webhooks
+# negotiates EC keys), jdk.naming.dns, jdk.zipfs (a zip as a file system).
+modules=java.base,java.compiler,java.desktop,java.logging,java.management,java.naming,java.net.http,java.scripting,java.security.jgss,java.sql,java.xml,jdk.crypto.ec,jdk.jfr,jdk.management,jdk.naming.dns,jdk.unsupported,jdk.zipfs
 
 jar=target/ax.jar
 example=examples/java-executor/target/ax-java-executor-example.jar
@@ -59,6 +61,9 @@ for ca in "$JAVA_HOME/lib/security/cacerts" /etc/ssl/certs/java/cacerts; do
   fi
 done
 [ -s "$root/opt/java/lib/security/cacerts" ] || fail "no CA certificates for the runtime (Debian: ca-certificates-java)"
+# Headless: java.desktop comes for java.beans, not for windows or fonts. Its X11, splash-screen and font
+# libraries would pull X11, FreeType, HarfBuzz and GLib into the image; nothing in ax loads them.
+rm -f "$root"/opt/java/lib/{libawt_xawt,libjawt,libsplashscreen,libfontmanager}.so
 
 # The shared libraries the runtime needs from outside itself, copied to the paths the dynamic loader
 # looks in (the paths ldd reports; links resolved, so each is a plain file).
@@ -87,10 +92,17 @@ printf 'hosts: files dns\n' > "$root/etc/nsswitch.conf"
 chmod 1777 "$root/tmp"
 chmod -R a+rX "$root"
 
-# The runtime must start inside the tree with nothing from the host: where we may (root, chroot), run it.
-if [ "$(id -u)" = 0 ] && command -v chroot >/dev/null 2>&1; then
-  chroot --userspec=10001:10001 "$root" /opt/java/bin/java -Xshare:auto -jar /app/ax.jar --version >/dev/null \
-    || fail "java -jar /app/ax.jar --version does not run inside $root (chroot as uid 10001)"
+# The runtime must start inside the tree with nothing from the host. Where we may (root, with unshare and
+# chroot), run it there as uid 10001, with a /proc of its own (the loader resolves $ORIGIN through it) in
+# a private mount namespace, so nothing stays mounted.
+if [ "$(id -u)" = 0 ] && command -v unshare >/dev/null 2>&1 && command -v chroot >/dev/null 2>&1; then
+  mkdir "$root/proc"
+  unshare --mount --pid --fork sh -c 'mount -t proc proc "$1/proc" &&
+    chroot --userspec=10001:10001 "$1" /opt/java/bin/java -jar /app/ax.jar --version' sh "$root" >/dev/null \
+    || { rmdir "$root/proc"; fail "java -jar /app/ax.jar --version does not run inside $root (chroot, uid 10001)"; }
+  rmdir "$root/proc"
   log "checked: java -jar /app/ax.jar --version runs inside the tree as uid 10001"
+else
+  log "not checked inside the tree (needs root, unshare and chroot)"
 fi
 log "$root: $(du -sh "$root" | cut -f1) ($(du -sh "$root/opt/java" | cut -f1) of it the Java runtime)"

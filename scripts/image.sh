@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Builds ax's container image without a Docker engine, as an OCI tarball: target/jib-image.tar.
+# Builds ax's container image without a Docker engine, as a tarball: target/jib-image.tar (Docker's
+# `docker load` format; `scripts/image.sh -Dax.image.format=OCI` writes an OCI image layout instead).
 #
 #   scripts/image.sh            (after `mvn -B -q install -DskipTests`, which makes target/ax.jar and the
 #                                example executor's jar)
@@ -27,8 +28,10 @@ case "$(uname -m)" in
 esac
 revision=$(git rev-parse HEAD 2>/dev/null || echo unknown)
 rm -f target/jib-image.tar
+# Jib reads the project's classes directory even when, as here, the project has no classes.
+mkdir -p target/jib/classes
 mvn -B -q -f docker/jib-pom.xml jib:buildTar -Dax.image.arch="$arch" -Dax.image.revision="$revision" \
-  -Djib.disableUpdateChecks=true
+  -Djib.disableUpdateChecks=true "$@"
 [ -s target/jib-image.tar ] || { log "FAILED: Jib wrote no target/jib-image.tar"; exit 1; }
 log "target/jib-image.tar: $(du -h target/jib-image.tar | cut -f1), image $(cat target/jib-image.id 2>/dev/null), \
 linux/$arch, revision $revision, in $(( $(date +%s) - start )) s"
