@@ -54,11 +54,6 @@ public final class Notifications {
     return firstArrival.size();
   }
 
-  /** The first notification of {@code taskId}, or null. */
-  public synchronized Long firstArrival(String taskId) {
-    return firstArrival.get(taskId);
-  }
-
   /** Forgets everything: the next phase counts from zero. */
   public synchronized void reset() {
     firstArrival.clear();
