@@ -60,4 +60,11 @@ public final class Addresses {
 
   // The executor protocol's addresses (register, heartbeat, result, drain, inboxes) are
   // ax.protocol.ExecutorAddresses, shared with the SDK.
+
+  /**
+   * Publish (cluster, String access key): a key was created, rotated, disabled, enabled or deleted
+   * through the admin API; every node forgets its cached copy. PostgreSQL announces the same change
+   * (KeyChangeListener), which also covers the CLI; either is enough.
+   */
+  public static final String KEY_CHANGED = "ax.admin.key-changed";
 }

@@ -1,5 +1,7 @@
 package ax.config;
 
+import ax.admin.AdminTokens;
+import ax.admin.SecretSealer;
 import ax.alert.AlertFormat;
 import ax.alert.AlertSettings;
 import ax.bridge.BridgeLimits;
@@ -36,7 +38,25 @@ public record AxConfig(
     ExecutorSettings executors,
     ScheduleSettings schedules,
     WebhookSettings webhooks,
-    AlertConfig alerts) {
+    AlertConfig alerts,
+    AdminSettings admin) {
+
+  /**
+   * Administration (issue 14 part 4): {@code jwtSecret} (AX_ADMIN_JWT_SECRET) null = the admin API is
+   * off; {@code sealer} (from AX_MASTER_KEY) null = secrets are stored in clear. The admin API needs a
+   * master key: keys it creates are never stored in clear.
+   */
+  public record AdminSettings(String jwtSecret, SecretSealer sealer) {
+    public boolean apiEnabled() {
+      return jwtSecret != null;
+    }
+
+    @Override
+    public String toString() {
+      return "AdminSettings[api " + (apiEnabled() ? "on" : "off") + ", master key " + (sealer == null ? "unset" : "set")
+          + "]";
+    }
+  }
 
   /**
    * Built-in alerting (issue 13 part 4): where messages go ({@code url} null = off), in which format,
@@ -139,7 +159,7 @@ public record AxConfig(
         pgUrl,
         r.intIn("AX_PG_POOL_SIZE", 8, 1, 200),
         r.string("AX_REDIS_URL", null),
-        r.string("AX_BOOTSTRAP_KEY", null),
+        bootstrapKey(r.string("AX_BOOTSTRAP_KEY", null)),
         Arrays.stream(allow.split(",")).map(String::trim).filter(s -> !s.isEmpty()).toList(),
         r.parsed("AX_RATE_LIMIT", new RateLimitSpec(20, 20), RateLimitSpec::parse),
         r.longIn("AX_LEASE_TTL_MS", 30_000, 1_000, 600_000),
@@ -152,7 +172,51 @@ public record AxConfig(
             r.intIn("AX_WEBHOOK_TIMEOUT_MS", 5_000, 100, 30_000),
             r.longIn("AX_WEBHOOK_BACKOFF_MS", 1_000, 0, 600_000),
             r.intIn("AX_WEBHOOK_CONNECTIONS", 64, 1, 1_024)),
-        alerts(r));
+        alerts(r),
+        admin(r));
+  }
+
+  private static String bootstrapKey(String value) {
+    if (value != null) {
+      String[] parts = value.split(":", 3);
+      if (parts.length < 2 || parts[0].isEmpty() || parts[1].isEmpty()) {
+        throw new ConfigException("AX_BOOTSTRAP_KEY must be ak:sk[:tenant]");
+      }
+      if (SecretSealer.isSealed(parts[1])) { // would be read back as a sealed value, not as the secret
+        throw new ConfigException("AX_BOOTSTRAP_KEY: a secret may not start with " + SecretSealer.PREFIX);
+      }
+    }
+    return value;
+  }
+
+  /** AX_MASTER_KEY and AX_ADMIN_JWT_SECRET alone: the CLI's key commands read the same two variables. */
+  public static AdminSettings admin(Map<String, String> env) {
+    return admin(new EnvReader(env));
+  }
+
+  private static AdminSettings admin(EnvReader r) {
+    SecretSealer sealer = null;
+    String master = r.string("AX_MASTER_KEY", null);
+    if (master != null) {
+      try {
+        sealer = SecretSealer.fromBase64(master);
+      } catch (IllegalArgumentException e) {
+        throw new ConfigException(e.getMessage());
+      }
+    }
+    String jwt = r.string(AdminTokens.SECRET_VARIABLE, null);
+    if (jwt != null) {
+      try {
+        AdminTokens.KIND.requireStrongSecret(jwt);
+      } catch (IllegalArgumentException e) {
+        throw new ConfigException(e.getMessage() + " (HS256 key; e.g. openssl rand -base64 48)");
+      }
+      if (sealer == null) {
+        throw new ConfigException(AdminTokens.SECRET_VARIABLE + " turns the admin API on, which needs AX_MASTER_KEY "
+            + "(keys it creates are stored encrypted): set it to 32 random bytes in base64 (openssl rand -base64 32)");
+      }
+    }
+    return new AdminSettings(jwt, sealer);
   }
 
   /**

@@ -4,6 +4,9 @@ import ax.api.BodyBudget;
 import ax.api.ConnectionLimits;
 import ax.api.TaskApi;
 import ax.api.TaskSubmitter;
+import ax.admin.AdminTokens;
+import ax.api.AdminHandlers;
+import ax.api.auth.AdminAuthHandler;
 import ax.api.auth.ApiKeyCache;
 import ax.api.auth.HmacAuthHandler;
 import ax.api.auth.SigningPrecheck;
@@ -32,12 +35,14 @@ import ax.http.HostResolver;
 import ax.http.HttpTargetInvoker;
 import ax.metrics.AxMetrics;
 import ax.metrics.Registries;
+import ax.store.AdminStore;
 import ax.store.AlertStore;
 import ax.store.ApiKeyStore;
 import ax.store.AttemptStore;
 import ax.store.Database;
 import ax.store.DbTimeStore;
 import ax.store.ExecutionStore;
+import ax.store.KeyChangeListener;
 import ax.store.LeaseStore;
 import ax.store.NodeSlotStore;
 import ax.store.ReadyListener;
@@ -54,6 +59,7 @@ import ax.verticles.ApiVerticle;
 import ax.verticles.BridgeVerticle;
 import ax.verticles.DispatchVerticle;
 import ax.verticles.ExecutorVerticle;
+import ax.verticles.KeyChangesVerticle;
 import ax.verticles.LeaderVerticle;
 import ax.verticles.OccurrenceVerticle;
 import ax.verticles.ReleasedTasksVerticle;
@@ -162,7 +168,7 @@ public final class AxNode {
     AxMetrics metrics = new AxMetrics(registry);
     pool = Database.pool(vertx, pg, config.pgPoolSize());
 
-    ApiKeyStore keyStore = new ApiKeyStore(pool);
+    ApiKeyStore keyStore = new ApiKeyStore(pool, config.admin().sealer());
     DbClock clock = DbClock.system();
     clockSync = new DbClockSync(vertx, new DbTimeStore(pool), clock);
     metrics.gaugeClockOffset(clockSync::offsetMillis);
@@ -171,6 +177,7 @@ public final class AxNode {
     return clockSync.start(config.scheduler().clockSyncIntervalMs())
         .compose(v -> slotKeeper.start())
         .compose(slot -> bootstrapKey(keyStore).map(slot))
+        .compose(slot -> keyStore.sealPlainSecrets().map(slot))
         .compose(slot -> deployAll(slot, clock, keyStore, metrics, registry))
         .map(this);
   }
@@ -208,7 +215,10 @@ public final class AxNode {
     RedisAPI redis = redis();
     ApiVerticle.Gate gate = new ApiVerticle.Gate(new ConnectionLimits(vertx, ConnectionLimits.Settings.defaults()),
         new SigningPrecheck(keys, clock, HmacAuthHandler.SKEW_WINDOW_MS),
-        BodyBudget.forThisJvm(), authHandler(keys, clock, redis));
+        BodyBudget.forThisJvm(), authHandler(keys, clock, redis),
+        new AdminAuthHandler(config.admin().apiEnabled()
+            ? AdminTokens.KIND.verifier(vertx, config.admin().jwtSecret()) : null));
+    AdminHandlers admin = new AdminHandlers(vertx, new AdminStore(pool, keyStore));
     Readiness readiness = readiness(redis);
     TaskStore taskStore = new TaskStore(pool);
     TaskSubmitter submitter = new TaskSubmitter(vertx, taskStore, urlPolicy, resolver, ids, slotKeeper::canIssueIds,
@@ -218,7 +228,7 @@ public final class AxNode {
     TaskApi handlers = new TaskApi(vertx, submitter, taskStore, new AttemptStore(pool), recurring, webhooks);
     ApiVerticle.Settings apiSettings = new ApiVerticle.Settings(contractPath(), config.httpPort(), config.nodeId());
     java.util.function.Supplier<ApiVerticle> apiInstance = () -> {
-      ApiVerticle v = new ApiVerticle(apiSettings, gate, handlers, registry, readiness);
+      ApiVerticle v = new ApiVerticle(apiSettings, gate, handlers, admin, registry, readiness);
       if (api == null) {
         api = v;
       }
@@ -227,7 +237,8 @@ public final class AxNode {
 
     // Consumers first, LeaderVerticle last: its first term event must find every term-bound verticle
     // listening. The API once everything behind it is up.
-    return vertx.deployVerticle(new WheelVerticle(scheduleStore, clock, wheelSettings(tuning), metrics))
+    return vertx.deployVerticle(new KeyChangesVerticle(keys, new KeyChangeListener.Connector(Database.connectOptions(config.pgUrl()))))
+        .compose(id -> vertx.deployVerticle(new WheelVerticle(scheduleStore, clock, wheelSettings(tuning), metrics)))
         // One dispatcher per core: due batches are spread over them (event-bus round robin), so claims,
         // HTTP calls and outcome writes of a burst run on every event loop instead of one.
         .compose(id -> vertx.deployVerticle(() -> new DispatchVerticle(scheduleStore, clock, invoker, keys, outcomes,

@@ -10,7 +10,7 @@ import java.util.Map;
 
 /**
  * The command line of {@code java -jar ax.jar}: one picocli command per job ({@code server}, {@code dev},
- * {@code sign}, {@code executor}, {@code executor-token}), each with {@code --help} and {@code --version}.
+ * {@code sign}, {@code executor}, {@code executor-token}, {@code tenants}, {@code keys}, {@code admin-token}), each with {@code --help} and {@code --version}.
  * Anything it cannot parse (an unknown flag, a missing required one, a stray word) is refused with the
  * reason on stderr and exit code 2 before the command does anything: a mistyped flag of {@code sign}
  * must not become a request signed without it. Parsing needs no process: tests build
@@ -35,6 +35,9 @@ public final class AxCli {
         .addSubcommand(new SignCommand())
         .addSubcommand(new ExecutorCommand(env))
         .addSubcommand(new ExecutorTokenCommand(env))
+        .addSubcommand("tenants", AdminCommands.tenants(env))
+        .addSubcommand("keys", AdminCommands.keys(env))
+        .addSubcommand(new AdminCommands.AdminToken(env))
         .addSubcommand(new CommandLine.HelpCommand());
     // Set after the subcommands are added: picocli applies these to the commands present at the call.
     // An argument starting with '@' is a value (a body may start with one), not a file of arguments.

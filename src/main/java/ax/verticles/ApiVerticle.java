@@ -1,5 +1,6 @@
 package ax.verticles;
 
+import ax.api.AdminHandlers;
 import ax.api.ApiErrors;
 import ax.api.BodyBudget;
 import ax.api.BodyReader;
@@ -9,6 +10,7 @@ import ax.api.MalformedHttp;
 import ax.api.RequestGuards;
 import ax.api.RouterContract;
 import ax.api.TaskApi;
+import ax.api.auth.AdminAuthHandler;
 import ax.api.auth.HmacAuthHandler;
 import ax.api.auth.SigningPrecheck;
 import ax.health.Readiness;
@@ -54,6 +56,7 @@ public final class ApiVerticle extends VerticleBase {
   private final String nodeId;
   private final Gate gate;
   private final TaskApi tasks;
+  private final AdminHandlers admin;
   private final PrometheusMeterRegistry registry;
   private final Readiness readiness;
   private HttpServer server;
@@ -73,18 +76,21 @@ public final class ApiVerticle extends VerticleBase {
 
   /**
    * What stands between a client and a handler: how many connections and for how long, the checks
-   * before the body is read (signing headers, a known key), the body budget, and the signature itself.
+   * before the body is read (signing headers, a known key), the body budget, the signature itself, and
+   * for /admin/v1 the admin token.
    */
-  public record Gate(ConnectionLimits connections, SigningPrecheck precheck, BodyBudget bodies, HmacAuthHandler auth) {
+  public record Gate(ConnectionLimits connections, SigningPrecheck precheck, BodyBudget bodies, HmacAuthHandler auth,
+                     AdminAuthHandler adminAuth) {
   }
 
-  public ApiVerticle(Settings settings, Gate gate, TaskApi tasks, PrometheusMeterRegistry registry,
-                     Readiness readiness) {
+  public ApiVerticle(Settings settings, Gate gate, TaskApi tasks, AdminHandlers admin,
+                     PrometheusMeterRegistry registry, Readiness readiness) {
     this.contractPath = settings.contractPath();
     this.port = settings.port();
     this.nodeId = settings.nodeId();
     this.gate = gate;
     this.tasks = tasks;
+    this.admin = admin;
     this.registry = registry;
     this.readiness = readiness;
   }
@@ -98,7 +104,9 @@ public final class ApiVerticle extends VerticleBase {
       rb.rootHandler(gate.precheck());
       rb.rootHandler(new BodyReader(gate.bodies()));
       rb.security("hmacAuth").apiKeyHandler(gate.auth());
+      rb.security("adminJwt").httpHandler(gate.adminAuth());
       Map<String, Handler<RoutingContext>> ops = new HashMap<>(tasks.byOperationId());
+      ops.putAll(admin.byOperationId());
       ops.putAll(new HealthHandlers(vertx, nodeId, readiness).byOperationId());
       ops.put("metrics", this::metrics);
       for (OpenAPIRoute route : rb.getRoutes()) {

@@ -63,7 +63,16 @@ class OpenApiContractTest {
       Map.entry("health", "GET /health"),
       Map.entry("healthLive", "GET /health/live"),
       Map.entry("healthReady", "GET /health/ready"),
-      Map.entry("metrics", "GET /metrics"));
+      Map.entry("metrics", "GET /metrics"),
+      Map.entry("createTenant", "POST /admin/v1/tenants"),
+      Map.entry("listTenants", "GET /admin/v1/tenants"),
+      Map.entry("createKey", "POST /admin/v1/keys"),
+      Map.entry("listKeys", "GET /admin/v1/keys"),
+      Map.entry("rotateKey", "POST /admin/v1/keys/{access_key}/rotate"),
+      Map.entry("disableKey", "POST /admin/v1/keys/{access_key}/disable"),
+      Map.entry("enableKey", "POST /admin/v1/keys/{access_key}/enable"),
+      Map.entry("deleteKey", "DELETE /admin/v1/keys/{access_key}"),
+      Map.entry("listAuditEntries", "GET /admin/v1/audit"));
 
   private static final String VALID_TASK =
       "{\"task_type\":\"coupon.grant\",\"delay_ms\":5000,\"callback_url\":\"https://hooks.example.com/grant\","
@@ -134,7 +143,7 @@ class OpenApiContractTest {
         assertTrue(security.isEmpty() || security.stream().allMatch(SecurityRequirement::isEmpty), id);
       } else {
         assertEquals(1, security.size(), id);
-        assertEquals(Set.of("hmacAuth"), security.get(0).getNames(), id);
+        assertEquals(Set.of(route(id).contains(" /admin/") ? "adminJwt" : "hmacAuth"), security.get(0).getNames(), id);
       }
     }
     try (ContractValidator judge = ContractValidator.load("openapi.yaml")) {
@@ -144,6 +153,17 @@ class OpenApiContractTest {
         assertTrue(scheme2.contains("`" + header + "`"), "hmacAuth documents " + header);
       }
     }
+  }
+
+  private static String route(String operationId) {
+    return OPERATIONS.get(operationId);
+  }
+
+  @Test
+  void adminOperationsTakeABearerJwt() {
+    SecurityScheme scheme = contract.securityScheme("adminJwt");
+    assertEquals("http", scheme.getType());
+    assertEquals("bearer", scheme.getScheme());
   }
 
   @Test

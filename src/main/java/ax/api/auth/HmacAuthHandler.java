@@ -62,7 +62,7 @@ public final class HmacAuthHandler implements APIKeyHandler {
         return;
       }
       Optional<ApiKeyStore.ApiKey> key = ar.result();
-      if (key.isEmpty()) {
+      if (key.isEmpty() || !key.get().acceptsRequests()) { // disabled and deleted keys are not told apart
         Problem.unauthorized("unknown_key", "unknown access key").send(ctx);
         return;
       }
@@ -75,9 +75,16 @@ public final class HmacAuthHandler implements APIKeyHandler {
     Buffer body = ctx.body() == null ? null : ctx.body().buffer();
     String nonce = req.getHeader("X-Ax-Nonce");
     String timestamp = req.getHeader("X-Ax-Timestamp");
+    byte[] bytes = body == null ? new byte[0] : body.getBytes();
+    long now = clock.nowMillis();
     Optional<String> failure = verifier.verify(req.method().name(), req.path(), req.query(),
-        timestamp, nonce, req.getHeader("X-Ax-Signature"),
-        body == null ? new byte[0] : body.getBytes(), key.secret(), clock.nowMillis());
+        timestamp, nonce, req.getHeader("X-Ax-Signature"), bytes, key.secret(), now);
+    Optional<String> previous = key.previousSecretAt(now);
+    if (failure.isPresent() && failure.get().equals(SignatureVerifier.SIGNATURE_MISMATCH) && previous.isPresent()) {
+      // rotated with a grace period: clients still signing with the old secret are let in until it ends
+      failure = verifier.verify(req.method().name(), req.path(), req.query(), timestamp, nonce,
+          req.getHeader("X-Ax-Signature"), bytes, previous.get(), now);
+    }
     if (failure.isPresent()) {
       Problem.unauthorized(failure.get(), describe(failure.get())).send(ctx);
       return;

@@ -66,7 +66,7 @@ public final class SigningPrecheck implements SecurityPolicyHandler {
       if (ar.failed()) {
         LOG.log(Level.WARNING, "key lookup failed", ar.cause());
         refuse(ctx, Problem.unavailable("cannot verify credentials right now; retry later"));
-      } else if (ar.result().isEmpty()) {
+      } else if (ar.result().isEmpty() || !ar.result().get().acceptsRequests()) {
         refuse(ctx, Problem.unauthorized("unknown_key", "unknown access key"));
       } else {
         ctx.next();

@@ -1,0 +1,48 @@
+package ax.verticles;
+
+import ax.api.auth.ApiKeyCache;
+import ax.bus.Addresses;
+import ax.store.KeyChangeListener;
+import io.vertx.core.Future;
+import io.vertx.core.VerticleBase;
+import io.vertx.core.eventbus.MessageConsumer;
+
+import java.util.logging.Logger;
+
+/**
+ * Keeps this node's cached access keys true to the database: a key changed anywhere (the admin API on
+ * any node, the CLI, a node starting with AX_BOOTSTRAP_KEY) is forgotten here at once, so the next
+ * request reads it again. Two announcements carry a change: PostgreSQL's (sent on commit by the
+ * statement that made it, reaching every node, the CLI's changes included) and the event bus's (the
+ * admin API publishes after commit, cluster-wide, and still reaches the nodes while their listening
+ * connection reconnects). Either suffices; a key forgotten twice costs one extra read.
+ */
+public final class KeyChangesVerticle extends VerticleBase {
+  private static final Logger LOG = Logger.getLogger(KeyChangesVerticle.class.getName());
+
+  private final ApiKeyCache keys;
+  private final KeyChangeListener.Connector connector;
+  private KeyChangeListener listener;
+  private MessageConsumer<String> consumer;
+
+  public KeyChangesVerticle(ApiKeyCache keys, KeyChangeListener.Connector connector) {
+    this.keys = keys;
+    this.connector = connector;
+  }
+
+  @Override
+  public Future<?> start() {
+    consumer = vertx.eventBus().consumer(Addresses.KEY_CHANGED, m -> keys.evict(m.body()));
+    listener = connector.open(vertx, keys::evict, () -> {
+      LOG.fine("listening for access-key changes; cached keys forgotten");
+      keys.evictAll();
+    });
+    listener.start();
+    return consumer.completion();
+  }
+
+  @Override
+  public Future<?> stop() {
+    return Future.join(consumer.unregister(), listener.stop());
+  }
+}
