@@ -74,6 +74,18 @@ class ContractResponsesIT {
     }
   }
 
+  // ---- administration
+
+  @Test
+  void theAdminApiIsOffWithoutItsSecret() throws Exception {
+    java.net.http.HttpResponse<String> r = java.net.http.HttpClient.newHttpClient().send(
+        java.net.http.HttpRequest.newBuilder(java.net.URI.create("http://127.0.0.1:" + ax.nodes.get(0).port
+            + "/admin/v1/keys")).header("Authorization", "Bearer x.y.z").build(),
+        java.net.http.HttpResponse.BodyHandlers.ofString());
+    assertEquals(404, r.statusCode(), r.body());
+    assertEquals("not_found", new JsonObject(r.body()).getString("code"));
+  }
+
   // ---- createTask
 
   @Test

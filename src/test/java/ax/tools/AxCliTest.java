@@ -15,7 +15,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 /** The command line parsed in this JVM: what it accepts, what it refuses and what it prints. */
 class AxCliTest {
   private static final Map<String, String> NO_ENV = Map.of();
-  private static final String[] COMMANDS = {"server", "dev", "sign", "executor", "executor-token"};
+  private static final String[] COMMANDS = {"server", "dev", "sign", "executor", "executor-token", "tenants", "keys",
+      "admin-token"};
 
   /** The signing vector of RequestSigningTest (POST): the same request must sign to the same hex. */
   private static final String SECRET = "s3cr3t-key-0123456789abcdef";
@@ -105,9 +106,11 @@ class AxCliTest {
   }
 
   @ParameterizedTest
-  @ValueSource(strings = {"", "server", "dev", "sign", "executor", "executor-token"})
+  @ValueSource(strings = {"", "server", "dev", "sign", "executor", "executor-token", "tenants", "keys", "keys create",
+      "keys disable", "admin-token"})
   void everyCommandAnswersHelpOnStdoutWithExitCode0(String command) {
-    CliRun r = command.isEmpty() ? CliRun.run(NO_ENV, "--help") : CliRun.run(NO_ENV, command, "--help");
+    String[] args = (command.isEmpty() ? "--help" : command + " --help").split(" ");
+    CliRun r = CliRun.run(NO_ENV, args);
 
     assertEquals(0, r.code(), r.err());
     assertTrue(r.out().startsWith("Usage: ax" + (command.isEmpty() ? "" : " " + command)), r.out());
@@ -115,7 +118,7 @@ class AxCliTest {
   }
 
   @ParameterizedTest
-  @ValueSource(strings = {"", "server", "dev", "sign", "executor", "executor-token"})
+  @ValueSource(strings = {"", "server", "dev", "sign", "executor", "executor-token", "tenants", "keys", "admin-token"})
   void everyCommandPrintsTheProjectVersion(String command) {
     String expected = System.getProperty("ax.version");
     assertTrue(expected != null && !expected.isBlank(), "surefire passes the pom's version as ax.version");

@@ -1,0 +1,104 @@
+package ax.verticles;
+
+import ax.api.auth.ApiKeyCache;
+import ax.store.AdminStore;
+import ax.store.ApiKeyStore;
+import ax.store.Database;
+import ax.store.KeyChangeListener;
+import ax.testing.TestPostgres;
+import io.vertx.core.Vertx;
+import io.vertx.junit5.VertxExtension;
+import io.vertx.junit5.VertxTestContext;
+import io.vertx.pgclient.PgConnectOptions;
+import io.vertx.sqlclient.Pool;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
+
+import java.util.concurrent.TimeUnit;
+
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * KeyChangesVerticle in a real Vert.x against a real PostgreSQL: a cached key changed in the database
+ * (as the CLI does, with no event-bus message) or announced on the event bus (as the admin API does) is
+ * read again at once instead of after the cache's 30 s.
+ */
+@ExtendWith(VertxExtension.class)
+class KeyChangesVerticleTest {
+  private static final AdminStore.Actor CLI = new AdminStore.Actor("cli:test", null);
+
+  private TestPostgres pg;
+  private Pool pool;
+  private AdminStore admin;
+  private ApiKeyCache cache;
+
+  @BeforeEach
+  void deploy(Vertx vertx, VertxTestContext ctx) {
+    pg = TestPostgres.create();
+    PgConnectOptions options = Database.connectOptions(pg.url());
+    Database.migrate(options);
+    pool = Database.pool(vertx, options, 4);
+    ApiKeyStore keys = new ApiKeyStore(pool, null);
+    admin = new AdminStore(pool, keys);
+    cache = new ApiKeyCache(keys);
+    admin.createTenant("t1", "t1", CLI)
+        .compose(t -> admin.createKey("ak_watched", "watched-secret-0123456789", "t1", null, CLI))
+        .compose(k -> vertx.deployVerticle(new KeyChangesVerticle(cache, new KeyChangeListener.Connector(options))))
+        .onComplete(ctx.succeedingThenComplete());
+  }
+
+  @AfterEach
+  void tearDown() {
+    pg.close();
+  }
+
+  @Test
+  void aKeyDisabledInTheDatabaseIsRefusedFromTheCacheWithinASecond(Vertx vertx, VertxTestContext ctx)
+      throws Exception {
+    cache.find("ak_watched").compose(cached -> {
+      ctx.verify(() -> assertTrue(cached.orElseThrow().acceptsRequests()));
+      return admin.disable("ak_watched", CLI); // no event-bus message: PostgreSQL's announcement alone
+    }).onComplete(ctx.succeeding(v -> pollUntilRefused(vertx, ctx, System.nanoTime())));
+    assertTrue(ctx.awaitCompletion(5, TimeUnit.SECONDS));
+    if (ctx.failed()) {
+      throw new AssertionError(ctx.causeOfFailure());
+    }
+  }
+
+  @Test
+  void anEventBusAnnouncementAloneEvictsTheKey(Vertx vertx, VertxTestContext ctx) throws Exception {
+    cache.find("ak_watched")
+        // changed behind the cache's back with no announcement at all (a raw UPDATE) ...
+        .compose(cached -> pool.query("UPDATE api_keys SET disabled = true WHERE access_key = 'ak_watched'").execute())
+        .compose(done -> cache.find("ak_watched"))
+        .onComplete(ctx.succeeding(stale -> {
+          ctx.verify(() -> assertTrue(stale.orElseThrow().acceptsRequests(), "the cache still holds the old state"));
+          // ... then announced as the admin API does
+          vertx.eventBus().publish(ax.bus.Addresses.KEY_CHANGED, "ak_watched");
+          vertx.setTimer(100, t -> cache.find("ak_watched").onComplete(ctx.succeeding(fresh -> ctx.verify(() -> {
+            assertFalse(fresh.orElseThrow().acceptsRequests());
+            ctx.completeNow();
+          }))));
+        }));
+    assertTrue(ctx.awaitCompletion(5, TimeUnit.SECONDS));
+    if (ctx.failed()) {
+      throw new AssertionError(ctx.causeOfFailure());
+    }
+  }
+
+  private void pollUntilRefused(Vertx vertx, VertxTestContext ctx, long startNanos) {
+    cache.find("ak_watched").onComplete(ctx.succeeding(k -> {
+      long elapsedMs = (System.nanoTime() - startNanos) / 1_000_000;
+      if (!k.orElseThrow().acceptsRequests()) {
+        ctx.completeNow();
+      } else if (elapsedMs > 1_000) {
+        ctx.failNow(new AssertionError("the cache still accepted the disabled key after " + elapsedMs + " ms"));
+      } else {
+        vertx.setTimer(20, t -> pollUntilRefused(vertx, ctx, startNanos));
+      }
+    }));
+  }
+}
