@@ -38,6 +38,8 @@ sed -e "s|^IMAGE=.*|IMAGE=$image|" \
     -e "s|^POSTGRES_PASSWORD=.*|POSTGRES_PASSWORD=$(random 16)|" \
     -e "s|^AX_EXECUTOR_JWT_SECRET=.*|AX_EXECUTOR_JWT_SECRET=$jwt_secret|" \
     -e "s|^AX_BOOTSTRAP_KEY=.*|AX_BOOTSTRAP_KEY=demo-key:$(random 16):demo|" \
+    -e "s|^AX_MASTER_KEY=.*|AX_MASTER_KEY=$(head -c 32 /dev/urandom | base64)|" \
+    -e "s|^AX_ADMIN_JWT_SECRET=.*|AX_ADMIN_JWT_SECRET=$(random 32)|" \
     -e "s|^JAVA_EXECUTOR_TOKEN=.*|JAVA_EXECUTOR_TOKEN=$java_token|" \
     -e "s|^PYTHON_EXECUTOR_TOKEN=.*|PYTHON_EXECUTOR_TOKEN=$python_token|" \
     -e "s|^GRAFANA_ADMIN_PASSWORD=.*|GRAFANA_ADMIN_PASSWORD=$(random 12)|" \
@@ -45,6 +47,6 @@ sed -e "s|^IMAGE=.*|IMAGE=$image|" \
 chmod 600 "$out.tmp"
 mv "$out.tmp" "$out"
 log "wrote $out (mode 600):"
-grep -v '^#' "$out" | grep . | sed -E 's/^((POSTGRES_PASSWORD|AX_EXECUTOR_JWT_SECRET|GRAFANA_ADMIN_PASSWORD|[A-Z]+_EXECUTOR_TOKEN)=.{4}).*/\1…/; s/^(AX_BOOTSTRAP_KEY=[^:]*:.{4})[^:]*/\1…/' \
+grep -v '^#' "$out" | grep . | sed -E 's/^((POSTGRES_PASSWORD|AX_EXECUTOR_JWT_SECRET|AX_MASTER_KEY|AX_ADMIN_JWT_SECRET|GRAFANA_ADMIN_PASSWORD|[A-Z]+_EXECUTOR_TOKEN)=.{4}).*/\1…/; s/^(AX_BOOTSTRAP_KEY=[^:]*:.{4})[^:]*/\1…/' \
   | sed 's/^/  /'
 log "the API key is in AX_BOOTSTRAP_KEY (access-key:secret:tenant); Grafana: admin / GRAFANA_ADMIN_PASSWORD"
