@@ -67,4 +67,16 @@ public final class Addresses {
    * (KeyChangeListener), which also covers the CLI; either is enough.
    */
   public static final String KEY_CHANGED = "ax.admin.key-changed";
+
+  /**
+   * Publish (cluster, String holder): a leader resigned its lease in a graceful stop; standbys try for
+   * it at once instead of at their next poll.
+   */
+  public static final String LEASE_RESIGNED = "ax.leader.resigned";
+
+  /**
+   * Request (local, no body): a graceful stop asks the executor dispatch to hand nothing more to
+   * executors and answers once every hand-over in flight was acked or refused (at most the ack timeout).
+   */
+  public static final String EXEC_CLOSE_HAND_OVERS = "ax.exec.close-hand-overs";
 }

@@ -39,7 +39,8 @@ public record AxConfig(
     ScheduleSettings schedules,
     WebhookSettings webhooks,
     AlertConfig alerts,
-    AdminSettings admin) {
+    AdminSettings admin,
+    long drainTimeoutMs) {
 
   /**
    * Administration (issue 14 part 4): {@code jwtSecret} (AX_ADMIN_JWT_SECRET) null = the admin API is
@@ -173,7 +174,8 @@ public record AxConfig(
             r.longIn("AX_WEBHOOK_BACKOFF_MS", 1_000, 0, 600_000),
             r.intIn("AX_WEBHOOK_CONNECTIONS", 64, 1, 1_024)),
         alerts(r),
-        admin(r));
+        admin(r),
+        r.longIn("AX_DRAIN_TIMEOUT_MS", 10_000, 0, 600_000));
   }
 
   private static String bootstrapKey(String value) {

@@ -56,6 +56,11 @@ public final class OutcomeBacklog {
     return owed.contains(taskId);
   }
 
+  /** Tasks whose call is in flight or whose outcome is not written yet: a graceful stop waits for 0. */
+  public int owedCount() {
+    return owed.size();
+  }
+
   /** Outcomes waiting to be written. */
   public int unwritten() {
     return unwritten.get();

@@ -18,6 +18,7 @@ import ax.ratelimit.InMemoryRateLimiter;
 import ax.ratelimit.RateLimiter;
 import ax.ratelimit.RedisRateLimiter;
 import ax.bridge.ExecutorTokens;
+import ax.bus.Addresses;
 import ax.bus.LeaderWatch;
 import ax.bus.LocalCodec;
 import ax.clock.DbClock;
@@ -69,6 +70,8 @@ import ax.verticles.WheelVerticle;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import io.vertx.core.DeploymentOptions;
 import io.vertx.core.Future;
+import io.vertx.core.Promise;
+import io.vertx.core.eventbus.DeliveryOptions;
 import io.vertx.core.ThreadingModel;
 import io.vertx.core.Vertx;
 import io.vertx.core.VertxOptions;
@@ -116,6 +119,7 @@ public final class AxNode {
   private DbClockSync clockSync;
   private volatile ApiVerticle api;
   private volatile boolean draining;
+  private OutcomeBacklog backlog;
   private String leaderDeployment;
   private String apiDeployment;
   private String bridgeDeployment;
@@ -206,7 +210,7 @@ public final class AxNode {
             .setTracingPolicy(TracingPolicy.IGNORE),
         new PoolOptions().setHttp1MaxSize(tuning.httpMaxConnections()));
     OutcomePolicy outcomes = new OutcomePolicy(tuning.retryBackoff());
-    OutcomeBacklog backlog = new OutcomeBacklog(OUTCOME_BACKLOG_CAP);
+    backlog = new OutcomeBacklog(OUTCOME_BACKLOG_CAP);
     metrics.gaugeOutcomeBacklog(backlog::unwritten);
     RoutingPolicy routing = RoutingPolicy.parse(config.executors().routing(), config.executors().routingOverrides(),
         config.executors().zone());
@@ -368,8 +372,14 @@ public final class AxNode {
   }
 
   /**
-   * Graceful stop: /health turns 503, the API stops, LeaderVerticle resigns its lease (a successor
-   * starts at once instead of after the TTL), the node slot is released. Then {@link #close()}.
+   * Graceful stop (a hand-over, not a crash): /health turns 503 and the API stops; the executor dispatch
+   * hands nothing more over and waits for the hand-overs in flight to be acked; LeaderVerticle steps
+   * down and resigns its lease, and standbys hear of it at once (a successor starts within a poll, not
+   * after the TTL); the HTTP calls in flight finish and their outcomes are written (fenced by attempt,
+   * so a successor already leading changes nothing), for at most AX_DRAIN_TIMEOUT_MS; then the bridge
+   * closes and the node slot is released. Then {@link #close()}. What a stop cut short (calls still
+   * running at the drain timeout) is what a crash would leave: recovery fires it again after its
+   * deadline.
    */
   public Future<Void> stop() {
     draining = true;
@@ -379,11 +389,41 @@ public final class AxNode {
     if (clockSync != null) {
       clockSync.stop();
     }
+    long started = System.nanoTime();
     return undeploy(apiDeployment)
-        .eventually(() -> undeploy(bridgeDeployment))
+        .eventually(this::closeHandOvers)
         .eventually(() -> undeploy(leaderDeployment))
+        .eventually(() -> awaitOutcomesWritten(System.nanoTime() + config.drainTimeoutMs() * 1_000_000L))
+        .eventually(() -> undeploy(bridgeDeployment))
         .eventually(() -> slotKeeper == null ? Future.succeededFuture() : slotKeeper.stop())
+        .onComplete(ar -> LOG.info("stopped gracefully in " + (System.nanoTime() - started) / 1_000_000 + " ms"))
         .recover(e -> Future.succeededFuture());
+  }
+
+  /** How long the launcher lets {@link #stop()} run: the drain and then some. */
+  public long stopTimeoutMs() {
+    return config.drainTimeoutMs() + config.scheduler().ackTimeoutMs() + 15_000;
+  }
+
+  private Future<Void> closeHandOvers() {
+    return vertx.eventBus().request(Addresses.EXEC_CLOSE_HAND_OVERS, null,
+            new DeliveryOptions().setLocalOnly(true).setSendTimeout(config.scheduler().ackTimeoutMs() + 5_000))
+        .<Void>mapEmpty().recover(e -> Future.succeededFuture());
+  }
+
+  private Future<Void> awaitOutcomesWritten(long deadlineNanos) {
+    int owed = backlog == null ? 0 : backlog.owedCount();
+    if (owed == 0) {
+      return Future.succeededFuture();
+    }
+    if (System.nanoTime() - deadlineNanos > 0) {
+      LOG.warning(owed + " calls unfinished or outcomes unwritten at AX_DRAIN_TIMEOUT_MS; recovery fires those "
+          + "tasks again after their deadline");
+      return Future.succeededFuture();
+    }
+    Promise<Void> later = Promise.promise();
+    vertx.setTimer(20, id -> awaitOutcomesWritten(deadlineNanos).onComplete(later));
+    return later.future();
   }
 
   /** Closes Vert.x; awaited separately because callbacks cannot run on a closing Vert.x. */

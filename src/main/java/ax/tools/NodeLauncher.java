@@ -94,7 +94,7 @@ final class NodeLauncher {
     CountDownLatch stopped = new CountDownLatch(1);
     Runtime.getRuntime().addShutdownHook(new Thread(() -> {
       try {
-        node.stop().toCompletionStage().toCompletableFuture().get(10, TimeUnit.SECONDS);
+        node.stop().toCompletionStage().toCompletableFuture().get(node.stopTimeoutMs(), TimeUnit.MILLISECONDS);
       } catch (Exception ignored) {
         // best effort on the way out; the lease expires by itself
       }

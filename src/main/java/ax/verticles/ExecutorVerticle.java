@@ -87,6 +87,8 @@ public final class ExecutorVerticle extends TermBoundVerticle {
   private final Map<Long, Message<Object>> syncWaiters = new HashMap<>();
   /** When each dispatch's write started and how long it took, for ax_dispatch_latency and the batch meters. */
   private final Map<Long, long[]> dispatchTimes = new HashMap<>();
+  /** Set by a graceful stop: nothing more is handed to executors (READY tasks wait for the next leader). */
+  private boolean handOversClosed;
   private final List<MessageConsumer<?>> termConsumers = new ArrayList<>();
   private long tickTimer = -1;
   private long nextRequestId = 1;
@@ -112,6 +114,11 @@ public final class ExecutorVerticle extends TermBoundVerticle {
   @Override
   protected Future<?> startRole() {
     vertx.eventBus().<ReadyBatch>localConsumer(Addresses.EXEC_READY, msg -> run(dispatch.ready(msg.body().tasks())));
+    vertx.eventBus().<Object>localConsumer(Addresses.EXEC_CLOSE_HAND_OVERS, msg -> {
+      handOversClosed = true;
+      long deadline = System.nanoTime() + (settings.ackTimeoutMs() + 1_000) * 1_000_000L;
+      answerWhenHandedOver(msg, deadline);
+    });
     metrics.gaugeReadyQueue(dispatch::readyQueueSize);
     return Future.succeededFuture();
   }
@@ -408,7 +415,29 @@ public final class ExecutorVerticle extends TermBoundVerticle {
     }));
   }
 
+  /**
+   * Answers the graceful stop once every hand-over in flight was acked or refused (their outcomes are the
+   * dispatch's to record), or at the deadline; then the term can end without leaving a task with an
+   * executor that the next leader does not know was handed over.
+   */
+  private void answerWhenHandedOver(Message<Object> msg, long deadlineNanos) {
+    int inFlight = term().leader() ? dispatch.dispatchesInFlight() : 0;
+    if (inFlight == 0 || System.nanoTime() - deadlineNanos > 0) {
+      if (inFlight > 0) {
+        LOG.warning(inFlight + " executor hand-overs still unanswered at the stop; the next leader's ack "
+            + "timeout covers them");
+      }
+      msg.reply(inFlight);
+      return;
+    }
+    vertx.setTimer(20, id -> answerWhenHandedOver(msg, deadlineNanos));
+  }
+
   private void writeDispatch(DispatchCommand.WriteDispatch w) {
+    if (handOversClosed) { // stopping: the tasks stay READY in PostgreSQL for the next leader
+      run(dispatch.dispatchWriteFailed(w.dispatchId()));
+      return;
+    }
     long started = System.nanoTime();
     store.dispatch(w.taskIds(), w.executorId(), settings.ackTimeoutMs(), term().fence()).onComplete(inTerm(ar -> {
       if (ar.failed()) {

@@ -56,6 +56,7 @@ public final class LeaderVerticle extends VerticleBase {
   /** Whether this standby stint was logged (see acquire). */
   private boolean standbyAnnounced;
   private long timerId = -1;
+  private boolean stopped;
 
   public LeaderVerticle(LeaseStore leases, OutcomeBacklog backlog, AxMetrics metrics, Settings settings) {
     this.leases = leases;
@@ -71,12 +72,20 @@ public final class LeaderVerticle extends VerticleBase {
   @Override
   public Future<?> start() {
     vertx.eventBus().<Void>localConsumer(Addresses.LEADER_STATUS, msg -> msg.reply(term, LocalCodec.localOnly()));
+    // a leader that resigned in a graceful stop: try at once rather than at the next poll
+    vertx.eventBus().<String>consumer(Addresses.LEASE_RESIGNED, msg -> {
+      if (!stopped && !term.leader() && !inFlight && !holder.equals(msg.body())) {
+        vertx.cancelTimer(timerId);
+        schedule(0);
+      }
+    });
     schedule(0);
     return Future.succeededFuture();
   }
 
   @Override
   public Future<?> stop() {
+    stopped = true;
     vertx.cancelTimer(timerId);
     if (!term.leader()) {
       return Future.succeededFuture();
@@ -84,7 +93,10 @@ public final class LeaderVerticle extends VerticleBase {
     LeaderTerm ending = term;
     change(LeaderTerm.standby(lease, holder));
     return leases.resign(lease, holder, ending.epoch())
-        .onSuccess(ok -> LOG.info("resigned leader lease, epoch " + ending.epoch()))
+        .onSuccess(ok -> {
+          LOG.info("resigned leader lease, epoch " + ending.epoch());
+          vertx.eventBus().publish(Addresses.LEASE_RESIGNED, holder);
+        })
         .recover(e -> {
           LOG.log(Level.WARNING, "could not resign the lease; it expires in " + ttlMs + " ms", e);
           return Future.succeededFuture();
