@@ -4,6 +4,7 @@ import ax.api.ApiErrors;
 import ax.api.BodyBudget;
 import ax.api.BodyReader;
 import ax.api.ConnectionLimits;
+import ax.api.ConsoleAssets;
 import ax.api.HealthHandlers;
 import ax.api.MalformedHttp;
 import ax.api.RequestGuards;
@@ -56,6 +57,7 @@ public final class ApiVerticle extends VerticleBase {
   private final TaskApi tasks;
   private final PrometheusMeterRegistry registry;
   private final Readiness readiness;
+  private final HealthHandlers.ClusterRecords clusterRecords;
   private HttpServer server;
 
   /**
@@ -79,7 +81,7 @@ public final class ApiVerticle extends VerticleBase {
   }
 
   public ApiVerticle(Settings settings, Gate gate, TaskApi tasks, PrometheusMeterRegistry registry,
-                     Readiness readiness) {
+                     Readiness readiness, HealthHandlers.ClusterRecords clusterRecords) {
     this.contractPath = settings.contractPath();
     this.port = settings.port();
     this.nodeId = settings.nodeId();
@@ -87,6 +89,7 @@ public final class ApiVerticle extends VerticleBase {
     this.tasks = tasks;
     this.registry = registry;
     this.readiness = readiness;
+    this.clusterRecords = clusterRecords;
   }
 
   @Override
@@ -99,7 +102,7 @@ public final class ApiVerticle extends VerticleBase {
       rb.rootHandler(new BodyReader(gate.bodies()));
       rb.security("hmacAuth").apiKeyHandler(gate.auth());
       Map<String, Handler<RoutingContext>> ops = new HashMap<>(tasks.byOperationId());
-      ops.putAll(new HealthHandlers(vertx, nodeId, readiness).byOperationId());
+      ops.putAll(new HealthHandlers(vertx, nodeId, readiness, clusterRecords).byOperationId());
       ops.put("metrics", this::metrics);
       for (OpenAPIRoute route : rb.getRoutes()) {
         String op = route.getOperation().getOperationId();
@@ -113,6 +116,7 @@ public final class ApiVerticle extends VerticleBase {
         }
       }
       Router router = rb.createRouter();
+      ConsoleAssets.mount(router); // static, unsigned: the browser signs its own API calls
       for (int status : new int[] {400, 401, 404, 405, 413, 415, 500, 503}) {
         router.errorHandler(status, ApiErrors::handle);
       }
