@@ -29,7 +29,13 @@ public final class ConsoleAssets {
 
   /** Adds {@code /console} (a redirect to {@code /console/}) and {@code /console/*} to {@code router}. */
   public static void mount(Router router) {
-    router.route(HttpMethod.GET, "/console").handler(ctx -> ctx.redirect("/console/"));
+    router.route(HttpMethod.GET, "/console").handler(ctx -> {
+      if (ctx.request().path().equals("/console")) { // the route also matches "/console/"
+        ctx.redirect("/console/");
+      } else {
+        ctx.next();
+      }
+    });
     StaticHandler files = StaticHandler.create(CLASSPATH_ROOT).setIndexPage("index.html").setDirectoryListing(false)
         .setIncludeHidden(false).setCachingEnabled(true).setSendVaryHeader(false);
     router.route("/console/*").method(HttpMethod.GET).method(HttpMethod.HEAD).handler(ConsoleAssets::headers)
@@ -42,8 +48,15 @@ public final class ConsoleAssets {
         .set("X-Content-Type-Options", "nosniff")
         .set("Referrer-Policy", "no-referrer")
         .set("Cross-Origin-Opener-Policy", "same-origin");
-    // StaticHandler sets its own max-age; replace it just before the headers leave
-    ctx.addHeadersEndHandler(v -> ctx.response().headers().set("Cache-Control", "no-cache"));
+    boolean indexPage = ctx.request().path().endsWith("/");
+    ctx.addHeadersEndHandler(v -> {
+      // StaticHandler sets its own max-age; replace it just before the headers leave
+      ctx.response().headers().set("Cache-Control", "no-cache");
+      if (indexPage && ctx.response().getStatusCode() == 200) {
+        // StaticHandler types the index page by the requested path ("/console/"), as text/plain
+        ctx.response().headers().set("Content-Type", "text/html;charset=UTF-8");
+      }
+    });
     ctx.next();
   }
 }
