@@ -1,5 +1,5 @@
 // Request signing of API.md "Signing", in the browser (WebCrypto). It mirrors ax.signing.RequestSigning
-// line by line, and SigningVectorsTest runs this file under node against the Java signer and the
+// line by line, and ConsoleSignerTest runs this file under node against the Java signer and the
 // vectors of API.md, so the two cannot drift apart.
 //
 //   string_to_sign = METHOD \n PATH \n CANONICAL_QUERY \n TIMESTAMP \n NONCE \n hex(SHA-256(body))
