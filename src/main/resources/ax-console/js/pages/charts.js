@@ -27,6 +27,7 @@ export function render(main, { ui }) {
   const rates = {}; // outcome → points
   let previous = null;
   let stopped = false;
+  const openedAt = Date.now();
 
   async function scrape() {
     const answer = await ui.attempt(() => unsigned('/metrics'));
@@ -50,10 +51,12 @@ export function render(main, { ui }) {
       for (const list of [...Object.values(p), ...Object.values(rates)]) {
         while (list.length && list[0][0] < now - WINDOW_MS) list.shift();
       }
+      // the axis spans what this page has seen (at least a minute), up to five minutes
+      const span = Math.min(WINDOW_MS, Math.max(60_000, now - openedAt));
       drawLines(lateness, Object.entries(p).map(([name, points]) => ({ name, points })),
-        { windowMs: WINDOW_MS, format: (v) => (v >= 100 ? v.toFixed(0) : v.toFixed(1)) });
+        { windowMs: span, format: (v) => (v >= 100 ? v.toFixed(0) : v.toFixed(1)) });
       drawLines(throughput, Object.entries(rates).sort().map(([name, points]) => ({ name, points })),
-        { windowMs: WINDOW_MS, format: (v) => v.toFixed(1) });
+        { windowMs: span, format: (v) => v.toFixed(1) });
     }
     previous = current;
   }

@@ -58,7 +58,7 @@ function list(main, params, ui) {
     }
     let body = results.querySelector('tbody');
     if (!body || !cursor) {
-      replace(results, table(['Task', 'Type', 'Status', 'Trigger time', 'Target', 'Attempts', 'Created'], [],
+      replace(results, table(['Task', 'Type', 'Status', 'Trigger time', 'Target', 'Retries', 'Created'], [],
         { id: 'task-table' }));
       body = results.querySelector('tbody');
       body.replaceChildren();
