@@ -83,6 +83,9 @@ class ConsoleIT {
           .put("cron", "0 2 * * *").put("time_zone", "Europe/Berlin").put("task", callTo(receiver, "report.build")).encode());
       assertEquals(201, schedule.status(), schedule.raw().body());
       String scheduleId = schedule.body().getString("schedule_id");
+      ApiClient.Reply keyed = api.submit(callTo(receiver, "coupon.grant").put("biz_key", "order-7").put("delay_ms", 3_600_000));
+      assertEquals(201, keyed.status(), keyed.raw().body());
+      assertEquals(400, api.get("/openapi/v1/tasks?biz_key=order-7").status(), "biz_key is looked up with its task_type");
       for (int i = 0; i < 40; i++) {
         String type = i % 10 == 9 ? "coupon.grant.fail" : "coupon.grant";
         assertEquals(201, api.submit(callTo(receiver, type).put("delay_ms", i * 500)
@@ -164,6 +167,14 @@ class ConsoleIT {
         wait.until(d -> d.findElements(By.cssSelector("#task-table tbody tr[data-task-id]")).size() >= 2);
         assertTrue(driver.findElements(By.cssSelector("#task-table tbody .badge")).stream()
             .allMatch(b -> b.getText().equals("SUCCESS")));
+        // search by task type and biz_key, from the form
+        driver.get(base + "#/tasks");
+        wait.until(ExpectedConditions.visibilityOfElementLocated(By.id("search-task-type"))).sendKeys("coupon.grant");
+        driver.findElement(By.id("search-biz-key")).sendKeys("order-7");
+        driver.findElement(By.id("search-submit")).click();
+        wait.until(d -> d.findElements(By.cssSelector("#task-table tbody tr[data-task-id]")).size() == 1
+            && d.findElements(By.cssSelector("#task-table tbody tr[data-task-id='" + keyed.body().getString("task_id") + "']")).size() == 1);
+
         driver.get(base + "#/tasks");
         wait.until(d -> d.findElements(By.cssSelector("#task-table tbody tr[data-task-id]")).size() >= 40);
         screenshot(driver, "tasks");
