@@ -1,8 +1,11 @@
 package ax.api;
 
 import ax.bus.Addresses;
+import ax.clock.Rfc3339;
 import ax.health.Readiness;
 import ax.leader.LeaderTerm;
+import ax.store.LeaseStore;
+import ax.store.NodeSlotStore;
 import io.vertx.core.Future;
 import io.vertx.core.Vertx;
 import io.vertx.core.eventbus.DeliveryOptions;
@@ -23,11 +26,22 @@ public final class HealthHandlers {
   private final Vertx vertx;
   private final String nodeId;
   private final Readiness readiness;
+  private final LeaseStore leases;
+  private final NodeSlotStore slots;
 
-  public HealthHandlers(Vertx vertx, String nodeId, Readiness readiness) {
+  /**
+   * What {@code detail=true} reads from PostgreSQL besides the event bus: the lease (holder, epoch,
+   * expiry) and the node slots (the nodes alive now, by name). Reads only; they decide nothing.
+   */
+  public record ClusterRecords(LeaseStore leases, NodeSlotStore slots) {
+  }
+
+  public HealthHandlers(Vertx vertx, String nodeId, Readiness readiness, ClusterRecords records) {
     this.vertx = vertx;
     this.nodeId = nodeId;
     this.readiness = readiness;
+    this.leases = records.leases();
+    this.slots = records.slots();
   }
 
   /** The handler of each health operation, keyed by its operationId in openapi.yaml. */
@@ -79,6 +93,34 @@ public final class HealthHandlers {
   private Future<Void> addCluster(JsonObject body) {
     var cm = ((io.vertx.core.internal.VertxInternal) vertx).clusterManager();
     body.put("cluster_nodes", cm == null ? new JsonArray() : new JsonArray(cm.getNodes()));
+    return Future.join(addLease(body), addNodes(body), addExecutors(body)).<Void>mapEmpty()
+        .recover(e -> Future.succeededFuture());
+  }
+
+  /** {@code lease}: the scheduler lease as PostgreSQL holds it (holder, epoch, expiry), whoever is asked. */
+  private Future<Void> addLease(JsonObject body) {
+    return leases.current(LeaseStore.SCHEDULER)
+        .onSuccess(row -> row.ifPresent(l -> body.put("lease", new JsonObject().put("holder", l.holder())
+            .put("epoch", l.epoch()).put("expires_at", Rfc3339.format(l.expiresAt()))
+            .put("acquired_at", Rfc3339.format(l.acquiredAt())).put("held", l.held()))))
+        .onFailure(e -> body.put("lease_error", "could not read the lease: " + e.getMessage()))
+        .<Void>mapEmpty().recover(e -> Future.succeededFuture());
+  }
+
+  /** {@code nodes}: the ax nodes alive now (each renews a node slot), by their process-unique name. */
+  private Future<Void> addNodes(JsonObject body) {
+    return slots.live()
+        .onSuccess(live -> {
+          JsonArray nodes = new JsonArray();
+          live.forEach(n -> nodes.add(new JsonObject().put("holder", n.holder()).put("slot", n.slot())
+              .put("expires_at", Rfc3339.format(n.expiresAt()))));
+          body.put("nodes", nodes);
+        })
+        .onFailure(e -> body.put("nodes_error", "could not read the node slots: " + e.getMessage()))
+        .<Void>mapEmpty().recover(e -> Future.succeededFuture());
+  }
+
+  private Future<Void> addExecutors(JsonObject body) {
     return vertx.eventBus().<JsonObject>request(Addresses.EXEC_STATS, null, new DeliveryOptions().setSendTimeout(2_000))
         .onSuccess(m -> body.put("executors", m.body().getJsonArray("executors"))
             .put("leader_node", m.body().getString("node_id")).put("ready_queue", m.body().getInteger("ready_queue")))

@@ -27,7 +27,8 @@ final class TaskListHandler {
   }
 
   /** The query of one request, checked (the router checks it too; this keeps the handler honest alone). */
-  private record Query(TaskStatus status, String taskType, Long scheduleId, int limit, TaskStore.ListPosition after) {
+  private record Query(TaskStatus status, String taskType, Long scheduleId, String bizKey, int limit,
+                       TaskStore.ListPosition after) {
     static Query of(RoutingContext ctx) throws InvalidRequest {
       // Decoded exactly as the signature covers them (a '+' is a plus; a repeated name was refused).
       Map<String, String> params = RequestSigning.parameters(ctx.request().query());
@@ -47,7 +48,12 @@ final class TaskListHandler {
         java.util.OptionalLong id = TaskIds.parse(schedule, "schedule_id");
         scheduleId = id.isPresent() ? id.getAsLong() : -1L; // well formed but no id: matches nothing
       }
-      return new Query(status, params.get("task_type"), scheduleId, limit, after);
+      String bizKey = params.get("biz_key");
+      if (bizKey != null && params.get("task_type") == null) {
+        // biz_key is unique per (tenant, task_type): with the type it is one index probe, without it a walk
+        throw InvalidRequest.field("biz_key", "is looked up with its task_type: send task_type too");
+      }
+      return new Query(status, params.get("task_type"), scheduleId, bizKey, limit, after);
     }
   }
 
@@ -75,7 +81,7 @@ final class TaskListHandler {
       e.problem().send(ctx);
       return;
     }
-    tasks.list(who.tenantId(), q.status(), q.taskType(), q.scheduleId(), q.after(), q.limit() + 1).onComplete(ar -> {
+    tasks.list(who.tenantId(), q.status(), q.taskType(), q.scheduleId(), q.bizKey(), q.after(), q.limit() + 1).onComplete(ar -> {
       if (ar.failed()) {
         ctx.fail(ar.cause());
         return;

@@ -2,6 +2,7 @@ package ax.node;
 
 import ax.api.BodyBudget;
 import ax.api.ConnectionLimits;
+import ax.api.HealthHandlers;
 import ax.api.TaskApi;
 import ax.api.TaskSubmitter;
 import ax.admin.AdminTokens;
@@ -231,8 +232,10 @@ public final class AxNode {
     WebhookStore webhooks = new WebhookStore(pool, config.nodeId());
     TaskApi handlers = new TaskApi(vertx, submitter, taskStore, new AttemptStore(pool), recurring, webhooks);
     ApiVerticle.Settings apiSettings = new ApiVerticle.Settings(contractPath(), config.httpPort(), config.nodeId());
+    HealthHandlers.ClusterRecords clusterRecords = new HealthHandlers.ClusterRecords(new LeaseStore(pool),
+        new NodeSlotStore(pool));
     java.util.function.Supplier<ApiVerticle> apiInstance = () -> {
-      ApiVerticle v = new ApiVerticle(apiSettings, gate, handlers, admin, registry, readiness);
+      ApiVerticle v = new ApiVerticle(apiSettings, gate, handlers, admin, registry, readiness, clusterRecords);
       if (api == null) {
         api = v;
       }

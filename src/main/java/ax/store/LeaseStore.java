@@ -2,6 +2,9 @@ package ax.store;
 
 import io.vertx.core.Future;
 import io.vertx.sqlclient.Pool;
+import io.vertx.sqlclient.Row;
+
+import java.time.OffsetDateTime;
 
 import java.util.Optional;
 
@@ -40,6 +43,9 @@ public final class LeaseStore {
       UPDATE leases SET expires_at = now() - interval '1 millisecond'
        WHERE name = :lease AND holder = :holder AND epoch = :epoch""");
 
+  private static final Sql CURRENT = Sql.of("""
+      SELECT holder, epoch, expires_at, acquired_at, expires_at > now() AS held FROM leases WHERE name = :lease""");
+
   private final Pool pool;
 
   public LeaseStore(Pool pool) {
@@ -66,6 +72,22 @@ public final class LeaseStore {
           }
           return rows.rowCount() == 1;
         });
+  }
+
+  /** A lease row as the database holds it now, for operators (the console, {@code /health?detail=true}). */
+  public record Held(String holder, long epoch, OffsetDateTime expiresAt, OffsetDateTime acquiredAt, boolean held) {
+  }
+
+  /** The lease's row, empty when no node ever held it. Read-only: it decides nothing. */
+  public Future<Optional<Held>> current(String lease) {
+    return pool.preparedQuery(CURRENT.text()).execute(CURRENT.params().set("lease", lease).tuple()).map(rows -> {
+      if (rows.rowCount() == 0) {
+        return Optional.empty();
+      }
+      Row r = rows.iterator().next();
+      return Optional.of(new Held(r.getString("holder"), r.getLong("epoch"), r.getOffsetDateTime("expires_at"),
+          r.getOffsetDateTime("acquired_at"), r.getBoolean("held")));
+    });
   }
 
   /** Ends our term at once so a successor need not wait for the TTL. */

@@ -4,6 +4,9 @@ import io.vertx.core.Future;
 import io.vertx.sqlclient.Pool;
 import io.vertx.sqlclient.Tuple;
 
+import java.time.OffsetDateTime;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Optional;
 
 /**
@@ -29,6 +32,9 @@ public final class NodeSlotStore {
 
   private static final String RELEASE = "DELETE FROM node_slots WHERE slot = $1 AND holder = $2";
 
+  private static final String LIVE = """
+      SELECT slot, holder, expires_at FROM node_slots WHERE expires_at >= now() ORDER BY holder""";
+
   private final Pool pool;
 
   public NodeSlotStore(Pool pool) {
@@ -43,6 +49,19 @@ public final class NodeSlotStore {
 
   public Future<Boolean> renew(int slot, String holder, long ttlMs) {
     return pool.preparedQuery(RENEW).execute(Tuple.of(slot, holder, ttlMs)).map(rows -> rows.rowCount() == 1);
+  }
+
+  /** A slot a node holds now: the node's process-unique holder name and when its slot lapses unless renewed. */
+  public record Live(int slot, String holder, OffsetDateTime expiresAt) {
+  }
+
+  /** The nodes alive now (holding an unexpired slot), by holder name; at most 1024 rows. */
+  public Future<List<Live>> live() {
+    return pool.preparedQuery(LIVE).execute().map(rows -> {
+      List<Live> out = new ArrayList<>(rows.rowCount());
+      rows.forEach(r -> out.add(new Live(r.getInteger("slot"), r.getString("holder"), r.getOffsetDateTime("expires_at"))));
+      return out;
+    });
   }
 
   public Future<Void> release(int slot, String holder) {

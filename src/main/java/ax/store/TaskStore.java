@@ -195,6 +195,21 @@ public final class TaskStore {
       LIMIT :limit""");
 
   /**
+   * As {@link #LIST}, for one {@code biz_key} of one type: a probe of the unique index tasks_biz_key
+   * (tenant_id, task_type, biz_key), so it finds the task at once whatever the tenant holds (LIST
+   * would check biz_key on every row it walks). At most one row matches.
+   */
+  private static final Sql LIST_BY_BIZ_KEY = Sql.of("SELECT " + READ_COLUMNS + """
+       FROM tasks
+      WHERE tenant_id = :tenant AND task_type = :task_type AND biz_key = :biz_key AND parent_id IS NULL
+        AND (:status::text IS NULL OR status = :status)
+        AND (:schedule_id::bigint IS NULL OR schedule_id = :schedule_id)
+        AND (created_at, task_id) < (COALESCE(:after_created::timestamptz, 'infinity'),
+                                     COALESCE(:after_id::bigint, 9223372036854775807))
+      ORDER BY created_at DESC, task_id DESC
+      LIMIT :limit""");
+
+  /**
    * The submission's W3C traceparent on a task just inserted and its shards (V15). Its own statement, run
    * only when there is a traceparent (tracing on, or the caller sent one), so the insert statements and
    * the untraced path are untouched.
@@ -525,10 +540,27 @@ public final class TaskStore {
   /** As {@link #list(String, TaskStatus, String, ListPosition, int)}, optionally only one schedule's occurrences. */
   public Future<List<TaskRecord>> list(String tenantId, TaskStatus status, String taskType, Long scheduleId,
                                        ListPosition after, int limit) {
-    Tuple params = LIST.params().set("tenant", tenantId).set("status", status == null ? null : status.name())
+    return list(tenantId, status, taskType, scheduleId, null, after, limit);
+  }
+
+  /**
+   * As {@link #list(String, TaskStatus, String, Long, ListPosition, int)}, optionally only the task of one
+   * {@code bizKey}, which needs {@code taskType} (the key is unique per tenant and type).
+   */
+  public Future<List<TaskRecord>> list(String tenantId, TaskStatus status, String taskType, Long scheduleId,
+                                       String bizKey, ListPosition after, int limit) {
+    if (bizKey != null && taskType == null) {
+      throw new IllegalArgumentException("a biz_key is looked up with its task_type");
+    }
+    Sql statement = bizKey == null ? LIST : LIST_BY_BIZ_KEY;
+    Sql.Params p = statement.params().set("tenant", tenantId).set("status", status == null ? null : status.name())
         .set("task_type", taskType).set("schedule_id", scheduleId).set("after_created", after == null ? null : after.createdAt())
-        .set("after_id", after == null ? null : after.taskId()).set("limit", limit).tuple();
-    return pool.preparedQuery(LIST.text()).execute(params).map(rows -> {
+        .set("after_id", after == null ? null : after.taskId()).set("limit", limit);
+    if (bizKey != null) {
+      p.set("biz_key", bizKey);
+    }
+    Tuple params = p.tuple();
+    return pool.preparedQuery(statement.text()).execute(params).map(rows -> {
       List<TaskRecord> out = new ArrayList<>(rows.rowCount());
       rows.forEach(r -> out.add(toRecord(r)));
       return out;

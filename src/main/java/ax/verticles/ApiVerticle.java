@@ -5,6 +5,7 @@ import ax.api.ApiErrors;
 import ax.api.BodyBudget;
 import ax.api.BodyReader;
 import ax.api.ConnectionLimits;
+import ax.api.ConsoleAssets;
 import ax.api.HealthHandlers;
 import ax.api.MalformedHttp;
 import ax.api.RequestGuards;
@@ -59,6 +60,7 @@ public final class ApiVerticle extends VerticleBase {
   private final AdminHandlers admin;
   private final PrometheusMeterRegistry registry;
   private final Readiness readiness;
+  private final HealthHandlers.ClusterRecords clusterRecords;
   private HttpServer server;
 
   /**
@@ -84,7 +86,8 @@ public final class ApiVerticle extends VerticleBase {
   }
 
   public ApiVerticle(Settings settings, Gate gate, TaskApi tasks, AdminHandlers admin,
-                     PrometheusMeterRegistry registry, Readiness readiness) {
+                     PrometheusMeterRegistry registry, Readiness readiness,
+                     HealthHandlers.ClusterRecords clusterRecords) {
     this.contractPath = settings.contractPath();
     this.port = settings.port();
     this.nodeId = settings.nodeId();
@@ -93,6 +96,7 @@ public final class ApiVerticle extends VerticleBase {
     this.admin = admin;
     this.registry = registry;
     this.readiness = readiness;
+    this.clusterRecords = clusterRecords;
   }
 
   @Override
@@ -107,7 +111,7 @@ public final class ApiVerticle extends VerticleBase {
       rb.security("adminJwt").httpHandler(gate.adminAuth());
       Map<String, Handler<RoutingContext>> ops = new HashMap<>(tasks.byOperationId());
       ops.putAll(admin.byOperationId());
-      ops.putAll(new HealthHandlers(vertx, nodeId, readiness).byOperationId());
+      ops.putAll(new HealthHandlers(vertx, nodeId, readiness, clusterRecords).byOperationId());
       ops.put("metrics", this::metrics);
       for (OpenAPIRoute route : rb.getRoutes()) {
         String op = route.getOperation().getOperationId();
@@ -121,6 +125,7 @@ public final class ApiVerticle extends VerticleBase {
         }
       }
       Router router = rb.createRouter();
+      ConsoleAssets.mount(router); // static, unsigned: the browser signs its own API calls
       for (int status : new int[] {400, 401, 404, 405, 413, 415, 500, 503}) {
         router.errorHandler(status, ApiErrors::handle);
       }
