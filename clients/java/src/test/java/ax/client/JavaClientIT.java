@@ -82,7 +82,7 @@ class JavaClientIT {
     assertNotNull(attempts.get(0).getStartedAt());
     assertTrue(!attempts.get(0).getFinishedAt().isBefore(attempts.get(0).getStartedAt()));
 
-    TaskList page = tasks.listTasks(TaskStatus.SUCCESS, "client.java", 10, null, null);
+    TaskList page = tasks.listTasks(TaskStatus.SUCCESS, "client.java", 10, null, null, null);
     assertTrue(page.getItems().stream().anyMatch(t -> t.getTaskId().equals(id)), "listed: " + page);
   }
 
@@ -183,7 +183,7 @@ class JavaClientIT {
   void aWrongSecretIsRefusedAsUnsigned() throws Exception {
     TasksApi forged = AxClient.builder().baseUrl(node.baseUrl()).accessKey(LiveNode.ACCESS_KEY)
         .secret("not-the-secret-0123456789abcdef").build();
-    ApiException e = assertThrows(ApiException.class, () -> forged.listTasks(null, null, 1, null, null));
+    ApiException e = assertThrows(ApiException.class, () -> forged.listTasks(null, null, 1, null, null, null));
     assertEquals(401, e.getCode());
     assertEquals(ProblemCode.SIGNATURE_MISMATCH, Problems.of(e).orElseThrow().getCode());
   }
