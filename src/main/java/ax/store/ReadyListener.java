@@ -4,12 +4,10 @@ import ax.wheel.ScheduledTask;
 import io.vertx.core.Future;
 import io.vertx.core.Vertx;
 import io.vertx.pgclient.PgConnectOptions;
-import io.vertx.pgclient.pubsub.PgSubscriber;
 
 import java.util.List;
 import java.util.function.Consumer;
 import java.util.function.LongConsumer;
-import java.util.logging.Level;
 import java.util.logging.Logger;
 
 /**
@@ -19,11 +17,8 @@ import java.util.logging.Logger;
  */
 public final class ReadyListener {
   private static final Logger LOG = Logger.getLogger(ReadyListener.class.getName());
-  private static final long RECONNECT_MS = 1_000;
 
-  private final Vertx vertx;
-  private final PgSubscriber subscriber;
-  private boolean stopped;
+  private final PgListening listening;
 
   /** Where listeners connect: the node's database, wired in once (SQL types stay in the stores). */
   public record Connector(PgConnectOptions pg) {
@@ -37,36 +32,24 @@ public final class ReadyListener {
   }
 
   private ReadyListener(Vertx vertx, PgConnectOptions pg, Consumer<List<ScheduledTask>> ready, LongConsumer skipped) {
-    this.vertx = vertx;
-    this.subscriber = PgSubscriber.subscriber(vertx, pg).reconnectPolicy(retries -> RECONNECT_MS);
-    subscriber.channel(ReadyAnnouncements.READY_CHANNEL).handler(payload -> {
+    listening = new PgListening(vertx, pg, "released tasks (the recovery scan covers the gap)");
+    listening.channel(ReadyAnnouncements.READY_CHANNEL).handler(payload -> {
       try {
         ready.accept(ReadyAnnouncements.parse(payload));
       } catch (IllegalArgumentException e) {
         LOG.warning("ignored an announcement of released tasks: " + e.getMessage());
       }
     });
-    subscriber.channel(ReadyAnnouncements.SKIPPED_CHANNEL)
+    listening.channel(ReadyAnnouncements.SKIPPED_CHANNEL)
         .handler(payload -> skipped.accept(ReadyAnnouncements.skippedCount(payload)));
   }
 
   /** Connects, and keeps trying every second until it does or {@link #stop()} is called. */
   public void start() {
-    subscriber.connect().onFailure(e -> {
-      if (!stopped) {
-        LOG.log(Level.WARNING, "cannot listen for released tasks yet (the recovery scan covers the gap); "
-            + "retrying in " + RECONNECT_MS + " ms: " + e.getMessage());
-        vertx.setTimer(RECONNECT_MS, id -> {
-          if (!stopped) {
-            start();
-          }
-        });
-      }
-    });
+    listening.start();
   }
 
   public Future<Void> stop() {
-    stopped = true;
-    return subscriber.close();
+    return listening.stop();
   }
 }
