@@ -4,6 +4,7 @@ import ax.api.auth.ApiKeyCache;
 import ax.bus.Addresses;
 import ax.store.KeyChangeListener;
 import io.vertx.core.Future;
+import io.vertx.core.Promise;
 import io.vertx.core.VerticleBase;
 import io.vertx.core.eventbus.MessageConsumer;
 
@@ -20,6 +21,8 @@ import java.util.logging.Logger;
 public final class KeyChangesVerticle extends VerticleBase {
   private static final Logger LOG = Logger.getLogger(KeyChangesVerticle.class.getName());
 
+  static final long SUBSCRIBE_WAIT_MS = 5_000;
+
   private final ApiKeyCache keys;
   private final KeyChangeListener.Connector connector;
   private KeyChangeListener listener;
@@ -30,15 +33,28 @@ public final class KeyChangesVerticle extends VerticleBase {
     this.connector = connector;
   }
 
+  /**
+   * Started once the announcements are heard (so the node serves no request before a change would reach
+   * it), or after {@link #SUBSCRIBE_WAIT_MS} without that — the listener keeps trying, and the cache's
+   * expiry covers the gap.
+   */
   @Override
   public Future<?> start() {
     consumer = vertx.eventBus().consumer(Addresses.KEY_CHANGED, m -> keys.evict(m.body()));
+    Promise<Void> listening = Promise.promise();
     listener = connector.open(vertx, keys::evict, () -> {
       LOG.fine("listening for access-key changes; cached keys forgotten");
       keys.evictAll();
+      listening.tryComplete();
     });
     listener.start();
-    return consumer.completion();
+    vertx.setTimer(SUBSCRIBE_WAIT_MS, id -> {
+      if (listening.tryComplete()) {
+        LOG.warning("not yet listening for access-key changes after " + SUBSCRIBE_WAIT_MS + " ms; starting anyway "
+            + "(the admin API's event-bus announcements still arrive; cached keys expire within 30 s)");
+      }
+    });
+    return Future.all(consumer.completion(), listening.future());
   }
 
   @Override
