@@ -35,7 +35,7 @@ import org.HdrHistogram.Histogram;
  */
 public final class Bench {
   static final Set<String> SCENARIOS = Set.of("spread", "burst", "submit", "memory", "smoke", "compare", "executors",
-      "recurring", "cron-herd");
+      "recurring", "cron-herd", "webhooks");
 
   /** First task id of rows the memory scenario inserts itself (far above any snowflake id ax makes). */
   public static final long STORED_ID_BASE = 8_000_000_000_000_000_000L;
@@ -71,6 +71,9 @@ public final class Bench {
                  rate on the same node for reference
                  --schedules 1000 --minutes 10 --every-ms 1000 [--aligned] --lead-s 20 --concurrency 8
                  --drain-timeout-s 30 --reference-spread-s 30 (0: none); warm-up bursts as spread/burst
+        webhooks  a backlog of N webhooks (N finished tasks with a notify_url stored in one statement):
+                 time from the commit to the last delivery, webhooks/s, repeats, signatures, CPU per webhook
+                 --n 20000 --warmup-rounds 1 --drain-timeout-s 120
         cron-herd  N cron schedules ("0 * * * * *", max_runs 1) all due at the same minute boundary; drain
                  time, lateness, missed, doubled; then a one-shot burst of N on the same node for reference
                  --schedules 10000 --lead-s 20 --concurrency 8 --drain-timeout-s 60 --reference-burst 1 (0: none)
@@ -163,6 +166,8 @@ public final class Bench {
         case "smoke" -> smoke(h);
         case "recurring" -> Recurring.recurring(h);
         case "cron-herd" -> Recurring.cronHerd(h);
+        case "webhooks" -> new WebhookDrain(h).run(o.intValue("n", 20_000), o.intValue("warmup-rounds", 1),
+            o.longValue("drain-timeout-s", 120) * 1000);
         case "executors" -> new ExecutorBurst(h, o.has("jar") ? Path.of(o.string("jar", null)).toAbsolutePath()
             : benchDir.resolve("../target/ax.jar").normalize(), jwtSecret, bridgePort, o.intValue("buffer", 256),
             o.has("executor-jfr") ? Path.of(o.string("executor-jfr", null)).toAbsolutePath() : null)
