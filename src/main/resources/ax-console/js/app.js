@@ -80,7 +80,9 @@ function route() {
   }
   clearError();
   if (!session.signedIn()) {
-    renderSignIn();
+    if (!main.querySelector(`#signin-form[data-kind="${signInKind}"]`)) {
+      renderSignIn(); // (a form already shown keeps what was typed into it)
+    }
     return;
   }
   const hash = location.hash.replace(/^#\/?/, '');
@@ -145,11 +147,12 @@ function renderSignIn() {
       return;
     }
     inputs.forEach((i) => { i.value = ''; });
-    if (!location.hash || location.hash === '#/' || location.hash === '#') {
-      location.hash = kind.home; // also routes (hashchange) — route() below renders it at once
-    }
     signedInShell();
-    route();
+    if (!location.hash || location.hash === '#/' || location.hash === '#') {
+      location.hash = kind.home; // routes (hashchange)
+    } else {
+      route();
+    }
   } } },
   h('h1', { text: 'Sign in' }),
   kinds,
@@ -166,9 +169,10 @@ function signOutTo(kindName) {
   session.signOut();
   signInKind = kindName;
   if (location.hash && location.hash !== '#') {
-    location.hash = ''; // routes again through hashchange
+    location.hash = ''; // routes (hashchange)
+  } else {
+    route();
   }
-  route();
 }
 
 function signedInShell() {
