@@ -1,4 +1,5 @@
-// The API as the console calls it: signed requests to /openapi/v1, unsigned reads of /health and
+// The API as the console calls it: authorized requests (signed for /openapi/v1, a bearer token for
+// /admin/v1 — session.js decides), unsigned reads of /health and
 // /metrics, and problem+json answers turned into an ApiError with the server's title and detail.
 
 import { authorize, noteServerDate } from './session.js';

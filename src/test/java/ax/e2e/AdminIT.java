@@ -39,8 +39,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 class AdminIT {
-  private static final String JWT_SECRET = "admin-jwt-secret-for-tests-0123456789abcdef";
-  private static final String MASTER_KEY = Base64.getEncoder().encodeToString(
+  static final String JWT_SECRET = "admin-jwt-secret-for-tests-0123456789abcdef";
+  static final String MASTER_KEY = Base64.getEncoder().encodeToString(
       "0123456789abcdef0123456789abcdef".getBytes());
   private static final long ONE_SECOND_MS = 1_000;
 
@@ -202,7 +202,7 @@ class AdminIT {
   }
 
   /** Polls a signed list request until it answers {@code status}; how long that took. */
-  private static long msUntilStatus(ApiClient client, int status, long timeoutMs) throws Exception {
+  static long msUntilStatus(ApiClient client, int status, long timeoutMs) throws Exception {
     long start = System.nanoTime();
     while (true) {
       long elapsed = (System.nanoTime() - start) / 1_000_000;
@@ -261,7 +261,7 @@ class AdminIT {
   }
 
   /** Runs {@code java -jar ax.jar args…} with only {@code env} as AX_* settings; its stdout. */
-  private static String cli(Map<String, String> env, String... args) throws Exception {
+  static String cli(Map<String, String> env, String... args) throws Exception {
     List<String> cmd = new ArrayList<>(List.of(AxProcess.javaBin(), "-jar", System.getProperty("ax.jar", "target/ax.jar")));
     cmd.addAll(List.of(args));
     ProcessBuilder pb = new ProcessBuilder(cmd);

@@ -41,7 +41,7 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
 class ConsoleIT {
   private static final Path CHROMIUM = Path.of(System.getProperty("ax.chromium", "/usr/bin/chromium"));
   private static final Path CHROMEDRIVER = Path.of(System.getProperty("ax.chromedriver", "/usr/bin/chromedriver"));
-  private static final Duration WAIT = Duration.ofSeconds(30);
+  static final Duration WAIT = Duration.ofSeconds(30);
 
   @BeforeAll
   static void aBrowserIsInstalled() {
@@ -49,7 +49,7 @@ class ConsoleIT {
         "chromium and chromium-driver are not installed (apt-get install chromium chromium-driver)");
   }
 
-  private static WebDriver browser() {
+  static WebDriver browser() {
     ChromeOptions options = new ChromeOptions().setBinary(CHROMIUM.toFile())
         .addArguments("--headless=new", "--no-sandbox", "--disable-dev-shm-usage", "--disable-gpu",
             "--window-size=1440,1000", "--force-device-scale-factor=1", "--lang=en-US");
@@ -64,7 +64,7 @@ class ConsoleIT {
     return dir;
   }
 
-  private static void screenshot(WebDriver driver, String name) throws Exception {
+  static void screenshot(WebDriver driver, String name) throws Exception {
     File png = ((TakesScreenshot) driver).getScreenshotAs(OutputType.FILE);
     Files.copy(png.toPath(), screenshots().resolve(name + ".png"), java.nio.file.StandardCopyOption.REPLACE_EXISTING);
   }
@@ -207,6 +207,15 @@ class ConsoleIT {
         // reloading forgets the secret: the sign-in form again
         driver.navigate().refresh();
         wait.until(ExpectedConditions.visibilityOfElementLocated(By.id("signin-form")));
+
+        // this node runs without AX_ADMIN_JWT_SECRET: an admin token is answered 404, said plainly
+        wait.until(ExpectedConditions.elementToBeClickable(By.id("signin-kind-admin-token"))).click();
+        wait.until(ExpectedConditions.visibilityOfElementLocated(By.id("signin-token"))).sendKeys("any.admin.token");
+        driver.findElement(By.id("signin-submit")).click();
+        error = wait.until(ExpectedConditions.visibilityOfElementLocated(By.id("error")));
+        assertTrue(error.getText().contains("The admin API is off on this node") && error.getText().contains("404"),
+            error.getText());
+        assertTrue(driver.findElement(By.id("signin-form")).isDisplayed(), "not signed in");
       } finally {
         driver.quit();
       }

@@ -4,6 +4,9 @@
 import { call } from '../api.js';
 import { badge, h, replace, table, when } from '../dom.js';
 
+/** Tenant data: needs an access key (an admin token is not a tenant). */
+export const needs = 'tenant';
+
 export function render(main, { params, ui }) {
   const status = h('select', { id: 'schedule-status' }, h('option', { value: '', text: 'any status' }),
     ['ACTIVE', 'PAUSED', 'ENDED'].map((s) => h('option', { value: s, text: s, selected: params.status === s })));

@@ -4,6 +4,9 @@
 import { call } from '../api.js';
 import { badge, facts, field, h, replace, table, when } from '../dom.js';
 
+/** Tenant data: needs an access key (an admin token is not a tenant). */
+export const needs = 'tenant';
+
 const STATUSES = ['CREATED', 'DELAYED', 'READY', 'DISPATCHING', 'RUNNING', 'SUCCESS', 'FAILED', 'CANCELLED', 'SKIPPED'];
 const TERMINAL = new Set(['SUCCESS', 'FAILED', 'CANCELLED', 'SKIPPED']);
 const CANCELLABLE = new Set(['CREATED', 'DELAYED', 'READY']);
