@@ -4,7 +4,9 @@ import java.util.Optional;
 
 /**
  * The rules ax evaluates itself, the same conditions as docker/prometheus/rules/ax-alerts.yml (names,
- * thresholds, severities, {@code for} durations), plus {@code AxTaskSkippedByDependency} (API.md).
+ * thresholds, severities, {@code for} durations). {@code AxTaskSkippedByDependency} is per tenant here
+ * and names some tasks (alert_events); its Prometheus twin counts all tenants together (metrics carry no
+ * tenant).
  * Look-backs and {@code for} durations are Prometheus's, capped at {@code AX_ALERT_WINDOW_MS} so a test
  * (or an operator who wants faster alerts) can shorten them all with one setting; the no-leader rule
  * waits the lease TTL, as its Prometheus twin does.
