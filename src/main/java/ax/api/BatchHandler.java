@@ -2,6 +2,7 @@ package ax.api;
 
 import ax.store.TaskStore;
 import ax.task.NewTask;
+import ax.protocol.TraceParent;
 import io.vertx.core.Future;
 import io.vertx.core.json.JsonArray;
 import io.vertx.core.json.JsonObject;
@@ -48,6 +49,7 @@ final class BatchHandler {
       return;
     }
     long receivedAt = submitter.now();
+    TaskSubmitter.SubmitTrace trace = submitter.startTrace(TraceParent.orNull(ctx.request().getHeader("traceparent")));
     List<Future<TaskSubmitter.Prepared>> prepared = new ArrayList<>(items.size());
     for (int i = 0; i < items.size(); i++) {
       Object item = items.getValue(i);
@@ -57,9 +59,9 @@ final class BatchHandler {
     }
     Future.join(prepared).onComplete(all -> {
       if (prepared.stream().anyMatch(p -> p.succeeded() && !p.result().dependsOn().isEmpty())) {
-        insertGraph(ctx, prepared);
+        insertGraph(ctx, prepared, trace);
       } else {
-        insert(ctx, prepared);
+        insert(ctx, prepared, trace);
       }
     });
   }
@@ -71,17 +73,18 @@ final class BatchHandler {
    * was not created, is answered on its own; any other failure rolls the whole batch back and every
    * item answers it (nothing was stored).
    */
-  private void insertGraph(RoutingContext ctx, List<Future<TaskSubmitter.Prepared>> prepared) {
+  private void insertGraph(RoutingContext ctx, List<Future<TaskSubmitter.Prepared>> prepared,
+                           TaskSubmitter.SubmitTrace trace) {
     tasks.inTransaction(tx -> {
       List<Future<TaskStore.Inserted>> done = new ArrayList<>(prepared.size());
       return insertFrom(tx, prepared, done).map(v -> done);
     }).onComplete(ar -> {
       if (ar.succeeded()) {
-        answer(ctx, ar.result());
+        answer(ctx, ar.result(), trace);
       } else {
         List<Future<TaskStore.Inserted>> failed = new ArrayList<>(prepared.size());
         prepared.forEach(p -> failed.add(Future.failedFuture(p.failed() ? p.cause() : ar.cause())));
-        answer(ctx, failed);
+        answer(ctx, failed, trace);
       }
     });
   }
@@ -177,7 +180,8 @@ final class BatchHandler {
    * leaves the shared statement and follows it (ApiFuzzIT found the later one created and the earlier
    * answered as its duplicate).
    */
-  private void insert(RoutingContext ctx, List<Future<TaskSubmitter.Prepared>> prepared) {
+  private void insert(RoutingContext ctx, List<Future<TaskSubmitter.Prepared>> prepared,
+                      TaskSubmitter.SubmitTrace trace) {
     List<NewTask> plain = new ArrayList<>();
     Set<UUID> shardedBefore = new HashSet<>();
     for (Future<TaskSubmitter.Prepared> p : prepared) {
@@ -220,11 +224,12 @@ final class BatchHandler {
           previous = alone;
         }
       }
-      Future.join(inserted).onComplete(done -> answer(ctx, inserted));
+      Future.join(inserted).onComplete(done -> answer(ctx, inserted, trace));
     });
   }
 
-  private void answer(RoutingContext ctx, List<Future<TaskStore.Inserted>> inserted) {
+  /** Stores the batch's trace with what it created, hands that to the wheel, answers every item. */
+  private void answer(RoutingContext ctx, List<Future<TaskStore.Inserted>> inserted, TaskSubmitter.SubmitTrace trace) {
     List<TaskStore.Inserted> stored = new ArrayList<>();
     JsonArray results = new JsonArray();
     for (int i = 0; i < inserted.size(); i++) {
@@ -236,8 +241,11 @@ final class BatchHandler {
         results.add(itemError(i, f.cause()));
       }
     }
-    submitter.schedule(stored);
-    HttpJson.send(ctx, 200, new JsonObject().put("results", results));
+    submitter.recordTrace(trace, stored).onComplete(v -> {
+      submitter.schedule(stored);
+      trace.end(stored, null);
+      HttpJson.send(ctx, 200, new JsonObject().put("results", results));
+    });
   }
 
   private static JsonObject itemResult(int index, TaskStore.Inserted ins) {

@@ -1,6 +1,7 @@
 package ax.api;
 
 import ax.json.JsonText;
+import ax.protocol.TraceParent;
 import ax.bus.Addresses;
 import ax.store.TaskStore;
 import ax.task.TaskRecord;
@@ -69,7 +70,11 @@ final class SyncHandler {
     JsonObject task = body.copy();
     task.put("timeout_ms", timeout == null ? SYNC_MAX_TIMEOUT_MS : timeout);
     long timeoutMs = ((Number) task.getValue("timeout_ms")).longValue();
-    submitter.insert(who, task, submitter.now()).compose(ins -> {
+    TaskSubmitter.SubmitTrace trace = submitter.startTrace(TraceParent.orNull(ctx.request().getHeader("traceparent")));
+    submitter.insert(who, task, submitter.now()).compose(ins -> submitter.recordTrace(trace, List.of(ins)).map(ins))
+        .onComplete(ar -> trace.end(ar.succeeded() ? List.of(ar.result()) : List.of(),
+            ar.failed() ? ar.cause().getMessage() : null))
+        .compose(ins -> {
       TaskRecord r = ins.task();
       JsonObject await = new JsonObject().put("task_id", Long.toString(r.taskId()))
           .put("trigger_ms", r.triggerTime().toInstant().toEpochMilli()).put("priority", r.priority())

@@ -105,42 +105,80 @@ public final class TaskSubmitter {
   }
 
   /**
-   * As {@link #submit(ApiPrincipal, JsonObject, long)}, traced: with tracing on an {@code ax.submit} span
-   * (under the API's server span) covers it and its traceparent is stored with the task (and its shards)
-   * before the task is handed to the wheel, so the spans made when it fires join this trace. Tracing off,
-   * the caller's own {@code callerTraceparent} (null if it sent none) is stored instead, to be passed on
-   * as it came. With neither, this is exactly the untraced submit: no span, no extra statement.
+   * The trace a submission (one task, a batch, a sync call) joins: with tracing on, an {@code ax.submit}
+   * span under the API's server span, whose traceparent is stored with the tasks it creates; tracing off,
+   * the caller's own traceparent (null if it sent none), stored to be passed on as it came. With neither,
+   * nothing is stored and no statement is added.
    */
-  Future<TaskStore.Inserted> submit(ApiPrincipal who, JsonObject body, long receivedAt, String callerTraceparent) {
-    if (!tracing.on() && callerTraceparent == null) {
-      return submit(who, body, receivedAt);
+  record SubmitTrace(Span span, String traceparent) {
+    static final SubmitTrace NONE = new SubmitTrace(null, null);
+
+    /** Ends the span (if any) with what the submission created; {@code error} null = it succeeded. */
+    void end(List<TaskStore.Inserted> inserted, String error) {
+      if (span == null) {
+        return;
+      }
+      if (inserted.size() == 1) {
+        TaskStore.Inserted one = inserted.get(0);
+        span.setAttribute(AxTracing.TASK_ID, Long.toString(one.task().taskId()));
+        span.setAttribute(AxTracing.TASK_TYPE, one.task().taskType());
+        span.setAttribute("ax.duplicate", one.duplicate());
+      } else {
+        span.setAttribute("ax.batch.created", inserted.stream().filter(i -> !i.duplicate()).count());
+        span.setAttribute("ax.batch.stored", inserted.size());
+      }
+      AxTracing.end(span, error);
     }
-    Span span = tracing.on() ? tracing.startInCurrent(AxTracing.SUBMIT, SpanKind.INTERNAL) : null;
-    String traceparent = span != null ? AxTracing.traceparent(span) : callerTraceparent;
-    return insert(who, body, receivedAt)
-        .compose(ins -> ins.duplicate() ? Future.succeededFuture(ins) : recordTraceparent(ins, traceparent))
-        .onSuccess(ins -> schedule(List.of(ins)))
-        .onComplete(ar -> {
-          if (span != null) {
-            if (ar.succeeded()) {
-              span.setAttribute(AxTracing.TASK_ID, Long.toString(ar.result().task().taskId()));
-              span.setAttribute(AxTracing.TASK_TYPE, ar.result().task().taskType());
-              span.setAttribute("ax.duplicate", ar.result().duplicate());
-            }
-            AxTracing.end(span, ar.failed() ? ar.cause().getMessage() : null);
-          }
+  }
+
+  /** Starts the trace of a submission; {@code callerTraceparent} is the caller's valid header or null. */
+  SubmitTrace startTrace(String callerTraceparent) {
+    if (!tracing.on()) {
+      return callerTraceparent == null ? SubmitTrace.NONE : new SubmitTrace(null, callerTraceparent);
+    }
+    Span span = tracing.startInCurrent(AxTracing.SUBMIT, SpanKind.INTERNAL);
+    return new SubmitTrace(span, AxTracing.traceparent(span));
+  }
+
+  /**
+   * Stores the trace with every task the submission created and their shards (a duplicate keeps its
+   * own), before they are handed to the wheel, so the spans made when they fire join it. One statement;
+   * a failure costs the trace, never the submission.
+   */
+  Future<Void> recordTrace(SubmitTrace trace, List<TaskStore.Inserted> inserted) {
+    if (trace.traceparent() == null) {
+      return Future.succeededFuture();
+    }
+    List<Long> ids = new ArrayList<>();
+    for (TaskStore.Inserted ins : inserted) {
+      if (!ins.duplicate()) {
+        ids.add(ins.task().taskId());
+        for (long shard : ins.shardIds()) {
+          ids.add(shard);
+        }
+      }
+    }
+    if (ids.isEmpty()) {
+      return Future.succeededFuture();
+    }
+    return tasks.recordTraceparent(ids.stream().mapToLong(Long::longValue).toArray(), trace.traceparent())
+        .<Void>mapEmpty().recover(e -> {
+          LOG.log(Level.WARNING, ids.size() + " tasks: storing their traceparent failed; they run untraced", e);
+          return Future.succeededFuture();
         });
   }
 
-  /** Stores the trace with a new task and its shards; a failure costs the trace, never the submission. */
-  private Future<TaskStore.Inserted> recordTraceparent(TaskStore.Inserted ins, String traceparent) {
-    long[] ids = new long[1 + ins.shardIds().length];
-    ids[0] = ins.task().taskId();
-    System.arraycopy(ins.shardIds(), 0, ids, 1, ins.shardIds().length);
-    return tasks.recordTraceparent(ids, traceparent).map(n -> ins).recover(e -> {
-      LOG.log(Level.WARNING, "task " + ins.task().taskId() + ": storing its traceparent failed; it runs untraced", e);
-      return Future.succeededFuture(ins);
-    });
+  /** As {@link #submit(ApiPrincipal, JsonObject, long)}, traced ({@link #startTrace}). */
+  Future<TaskStore.Inserted> submit(ApiPrincipal who, JsonObject body, long receivedAt, String callerTraceparent) {
+    SubmitTrace trace = startTrace(callerTraceparent);
+    if (trace == SubmitTrace.NONE) {
+      return submit(who, body, receivedAt);
+    }
+    return insert(who, body, receivedAt)
+        .compose(ins -> recordTrace(trace, List.of(ins)).map(ins))
+        .onSuccess(ins -> schedule(List.of(ins)))
+        .onComplete(ar -> trace.end(ar.succeeded() ? List.of(ar.result()) : List.of(),
+            ar.failed() ? ar.cause().getMessage() : null));
   }
 
   /** Validates and inserts (committed); the caller hands the task to the wheel (or a waiter does). */

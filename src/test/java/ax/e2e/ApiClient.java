@@ -64,6 +64,12 @@ final class ApiClient {
         "application/json", Map.of("traceparent", traceparent));
   }
 
+  /** A signed POST to any path with a W3C {@code traceparent} header. */
+  Reply postWithTraceparent(String path, String body, String traceparent) throws Exception {
+    return send("POST", path, null, body, System.currentTimeMillis(), newNonce(), null, "application/json",
+        Map.of("traceparent", traceparent));
+  }
+
   /** A signed POST whose body is sent as {@code contentType} (for 415 tests). */
   Reply postAs(String path, String body, String contentType) throws Exception {
     return send("POST", path, null, body, System.currentTimeMillis(), newNonce(), null, contentType);

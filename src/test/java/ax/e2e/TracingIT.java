@@ -130,6 +130,36 @@ class TracingIT {
     assertEquals(List.of(), exporter.getFinishedSpanItems(), "no span recorded with tracing off");
   }
 
+  @Test
+  void aTracedBatchIsOneSubmitSpanWhoseTraceEveryCreatedTaskCarries() throws Exception {
+    ApiClient api = start(AxTracing.with(sdk));
+    String batch = new JsonObject().put("tasks", new io.vertx.core.json.JsonArray().add(task("trace.batch.a"))
+        .add(task("trace.batch.b"))).encode();
+    ApiClient.Reply r = api.post("/openapi/v1/tasks/batch", batch);
+    assertEquals(200, r.status(), String.valueOf(r.body()));
+    List<String> ids = r.body().getJsonArray("results").stream().map(o -> ((JsonObject) o).getString("task_id")).toList();
+    Call a = await(() -> find("/target", ids.get(0)));
+    Call b = await(() -> find("/target", ids.get(1)));
+    SpanData submit = span(AxTracing.SUBMIT).orElseThrow();
+    assertEquals(2L, submit.getAttributes().asMap().entrySet().stream()
+        .filter(e -> e.getKey().getKey().equals("ax.batch.created")).findFirst().orElseThrow().getValue());
+    assertEquals(submit.getTraceId(), TraceParent.traceId(a.traceparent()), "the first task's call is in the batch's trace");
+    assertEquals(submit.getTraceId(), TraceParent.traceId(b.traceparent()), "so is the second's");
+    assertEquals(1, exporter.getFinishedSpanItems().stream().filter(s -> s.getName().equals(AxTracing.SUBMIT)).count(),
+        "one submit span for the batch");
+  }
+
+  @Test
+  void untracedABatchPassesTheCallersTraceparentOnToEveryTask() throws Exception {
+    ApiClient api = start(AxTracing.OFF);
+    String callers = "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01";
+    String batch = new JsonObject().put("tasks", new io.vertx.core.json.JsonArray().add(task("trace.batch.off"))).encode();
+    ApiClient.Reply r = api.postWithTraceparent("/openapi/v1/tasks/batch", batch, callers);
+    assertEquals(200, r.status(), String.valueOf(r.body()));
+    String id = r.body().getJsonArray("results").getJsonObject(0).getString("task_id");
+    assertEquals(callers, await(() -> find("/target", id)).traceparent());
+  }
+
   // ---- helpers
 
   private ApiClient start(AxTracing tracing) throws Exception {
