@@ -158,6 +158,58 @@ class AlertIT {
     }
   }
 
+  /**
+   * Two nodes, the leader killed while the alert fires: the new leader reads the episode from
+   * PostgreSQL instead of firing it again, and resolves it once — one firing and one resolved message
+   * for the cluster, whichever node judged the rule.
+   */
+  @Test
+  void onTwoNodesOneMessageGoesOutPerAlertEvenWhenTheLeaderDiesWhileItFires() throws Exception {
+    try (TestPostgres pg = TestPostgres.create(); AlertReceiver alerts = new AlertReceiver();
+         FlakyTarget target = new FlakyTarget(); AxCluster ax = AxCluster.start(pg, 2, alerting(alerts, "json"))) {
+      int leader = ax.awaitLeader(30_000);
+      AtomicBoolean stop = new AtomicBoolean();
+      java.util.concurrent.atomic.AtomicInteger alive = new java.util.concurrent.atomic.AtomicInteger(-1);
+      List<Throwable> submitErrors = new CopyOnWriteArrayList<>();
+      Thread load = new Thread(() -> {
+        int turn = 0;
+        while (!stop.get()) {
+          int node = alive.get() >= 0 ? alive.get() : turn++ % 2; // both nodes until one is killed
+          try {
+            submit(ax.api(node), target, 1);
+            Thread.sleep(150);
+          } catch (Throwable e) {
+            if (alive.get() < 0 || node == alive.get()) {
+              submitErrors.add(e);
+              return;
+            } // a submission to the node being killed
+          }
+        }
+      });
+      load.start();
+      try {
+        Predicate<JsonObject> firing = json("AxExecuteFailureRateHigh", "firing");
+        JsonObject fired = alerts.await(firing, 30_000, "firing message");
+        alive.set(1 - leader);
+        ax.nodes.get(leader).killHard();
+        assertEquals(1 - leader, ax.awaitLeader(20_000), "the standby takes over");
+        Thread.sleep(4_000); // the new leader judges the rule for a while, the target still failing
+        assertEquals(1, alerts.matching(firing).size(), "the new leader did not fire it again: " + alerts.bodies);
+
+        target.failing.set(false);
+        JsonObject resolved = alerts.await(json("AxExecuteFailureRateHigh", "resolved"), 30_000, "resolved message");
+        assertEquals(fired.getString("started_at"), resolved.getString("started_at"), "the same episode");
+      } finally {
+        stop.set(true);
+        load.join();
+      }
+      assertEquals(List.of(), submitErrors);
+      Thread.sleep(2_000);
+      assertEquals(1, alerts.matching(json("AxExecuteFailureRateHigh", "firing")).size(), alerts.bodies.toString());
+      assertEquals(1, alerts.matching(json("AxExecuteFailureRateHigh", "resolved")).size(), alerts.bodies.toString());
+    }
+  }
+
   @Test
   void aDependencySkipIsAnnouncedInTheConfiguredChatFormat() throws Exception {
     try (TestPostgres pg = TestPostgres.create(); AlertReceiver alerts = new AlertReceiver();
