@@ -1,5 +1,6 @@
 package ax.tools;
 
+import ax.admin.AdminTokens;
 import ax.config.AxConfig;
 import ax.config.ConfigException;
 import ax.node.AxNode;
@@ -31,6 +32,10 @@ final class NodeLauncher {
           System.out.println("ax dev: starting embedded PostgreSQL …");
           devDb = DevDatabase.start();
           effective.put("AX_PG_URL", devDb.url());
+          // a throwaway database: a master key of its own cannot strand sealed secrets, so the admin API
+          // and the console's Administration page work out of the box (a kept database needs a kept key)
+          effective.putIfAbsent("AX_MASTER_KEY", java.util.Base64.getEncoder().encodeToString(randomBytes(32)));
+          effective.putIfAbsent(AdminTokens.SECRET_VARIABLE, hex(32));
         } else {
           // the way to run dev where the jar has no PostgreSQL binaries (and to keep the data)
           System.out.println("ax dev: using the PostgreSQL at AX_PG_URL");
@@ -55,8 +60,18 @@ final class NodeLauncher {
               secret     : %s
               callbacks allowed to: %s
             Sign requests with: java -jar target/ax.jar sign --key %s --secret %s --method POST --path /openapi/v1/tasks --body '{…}'
+              console    : http://127.0.0.1:%d/console/
             """, node.httpPort(), config.nodeId(), key[0], key[1], String.join(",", config.callbackAllowlist()),
-            key[0], key[1]);
+            key[0], key[1], node.httpPort());
+        if (config.admin().apiEnabled()) {
+          io.vertx.core.Vertx minting = io.vertx.core.Vertx.vertx();
+          try {
+            System.out.println("  admin token (1 h, for /admin/v1 and the console): "
+                + AdminTokens.KIND.mint(minting, config.admin().jwtSecret(), "dev", AdminTokens.DEFAULT_TTL_SECONDS));
+          } finally {
+            minting.close();
+          }
+        }
       } else {
         System.out.println("ax server is up on port " + node.httpPort() + " (node " + config.nodeId() + ")");
       }
@@ -120,8 +135,12 @@ final class NodeLauncher {
   }
 
   private static String hex(int bytes) {
-    byte[] b = new byte[bytes];
+    return HexFormat.of().formatHex(randomBytes(bytes));
+  }
+
+  private static byte[] randomBytes(int n) {
+    byte[] b = new byte[n];
     new SecureRandom().nextBytes(b);
-    return HexFormat.of().formatHex(b);
+    return b;
   }
 }

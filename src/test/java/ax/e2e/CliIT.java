@@ -188,8 +188,17 @@ class CliIT {
   @Test
   void devStartsItsEmbeddedPostgresFromTheJar() throws Exception {
     try (AxProcess ax = AxProcess.start("dev", Map.of())) {
-      List<String> lines = awaitLine(ax, "ax dev is up on http://127.0.0.1:" + ax.port + " ");
+      List<String> lines = awaitLine(ax, "  admin token (1 h");
       assertEquals("ax dev: starting embedded PostgreSQL …", lines.get(0), ax.output());
+      assertTrue(lines.contains("  console    : http://127.0.0.1:" + ax.port + "/console/"), ax.output());
+      // the embedded database's own master key and admin secret: the printed token opens /admin/v1
+      String token = lines.stream().filter(l -> l.startsWith("  admin token")).findFirst().orElseThrow()
+          .replaceFirst(".*: ", "").trim();
+      java.net.http.HttpResponse<String> keys = java.net.http.HttpClient.newHttpClient().send(
+          java.net.http.HttpRequest.newBuilder(java.net.URI.create("http://127.0.0.1:" + ax.port + "/admin/v1/keys"))
+              .header("Authorization", "Bearer " + token).build(), java.net.http.HttpResponse.BodyHandlers.ofString());
+      assertEquals(200, keys.statusCode(), keys.body());
+      assertTrue(keys.body().contains("\"tenant_id\":\"dev\""), "the dev key is listed: " + keys.body());
     }
   }
 
