@@ -17,7 +17,10 @@ import java.util.Base64;
  * of every partner's credentials. The access key is the associated data, so a sealed secret moved to
  * another key's row does not open. Sealed form: {@code enc:v1:} + base64(12-byte IV ‖ ciphertext ‖ tag).
  * A value without the prefix is a secret stored in clear (before a master key was configured).
- * Thread-safe.
+ *
+ * <p>Changing the master key: the new one in AX_MASTER_KEY, the old one in AX_MASTER_KEY_PREVIOUS. Secrets
+ * then open with either ({@link #open}); the nodes reseal every stored secret under the new key at start
+ * ({@code ApiKeyStore.resealSecrets}), after which the previous key can be dropped. Thread-safe.
  */
 public final class SecretSealer {
   public static final String PREFIX = "enc:v1:";
@@ -27,9 +30,17 @@ public final class SecretSealer {
   private static final SecureRandom RANDOM = new SecureRandom();
 
   private final SecretKeySpec key;
+  /** The master key before the current one, still opened while secrets are resealed; null = none. */
+  private final SecretKeySpec previous;
 
-  private SecretSealer(byte[] key) {
-    this.key = new SecretKeySpec(key, "AES");
+  private SecretSealer(SecretKeySpec key, SecretKeySpec previous) {
+    this.key = key;
+    this.previous = previous;
+  }
+
+  /** This sealer, also opening secrets sealed under {@code previousBase64} (AX_MASTER_KEY_PREVIOUS). */
+  public SecretSealer withPrevious(String previousBase64) {
+    return new SecretSealer(key, fromBase64(previousBase64).key);
   }
 
   /**
@@ -49,7 +60,7 @@ public final class SecretSealer {
           + " (make one with: openssl rand -base64 32)");
     }
     try {
-      return new SecretSealer(raw);
+      return new SecretSealer(new SecretKeySpec(raw, "AES"), null);
     } finally {
       Arrays.fill(raw, (byte) 0);
     }
@@ -64,7 +75,7 @@ public final class SecretSealer {
     byte[] iv = new byte[IV_BYTES];
     RANDOM.nextBytes(iv);
     try {
-      Cipher c = cipher(Cipher.ENCRYPT_MODE, iv, accessKey);
+      Cipher c = cipher(key, Cipher.ENCRYPT_MODE, iv, accessKey);
       byte[] sealed = c.doFinal(secret.getBytes(StandardCharsets.UTF_8));
       byte[] out = new byte[IV_BYTES + sealed.length];
       System.arraycopy(iv, 0, out, 0, IV_BYTES);
@@ -76,7 +87,8 @@ public final class SecretSealer {
   }
 
   /**
-   * The secret in clear: opened when sealed, as stored otherwise.
+   * The secret in clear: opened when sealed (under the current master key, or the previous one), as
+   * stored otherwise.
    *
    * @throws IllegalArgumentException when it was sealed under another master key, for another access
    *                                  key, or was altered
@@ -85,6 +97,36 @@ public final class SecretSealer {
     if (!isSealed(stored)) {
       return stored;
     }
+    byte[] all = sealedBytes(accessKey, stored);
+    try {
+      return openWith(key, accessKey, all);
+    } catch (AEADBadTagException current) {
+      if (previous != null) {
+        try {
+          return openWith(previous, accessKey, all);
+        } catch (AEADBadTagException ignored) {
+          // neither key: fall through
+        }
+      }
+      throw new IllegalArgumentException("the secret of key " + accessKey + " does not open with AX_MASTER_KEY"
+          + (previous == null ? "" : " or AX_MASTER_KEY_PREVIOUS") + " (sealed under another master key, or altered)");
+    }
+  }
+
+  /** Whether {@code stored} is sealed under the current master key (so it needs no resealing). */
+  public boolean sealedUnderCurrentKey(String accessKey, String stored) {
+    if (!isSealed(stored)) {
+      return false;
+    }
+    try {
+      openWith(key, accessKey, sealedBytes(accessKey, stored));
+      return true;
+    } catch (AEADBadTagException e) {
+      return false;
+    }
+  }
+
+  private static byte[] sealedBytes(String accessKey, String stored) {
     byte[] all;
     try {
       all = Base64.getDecoder().decode(stored.substring(PREFIX.length()));
@@ -94,20 +136,24 @@ public final class SecretSealer {
     if (all.length <= IV_BYTES + TAG_BITS / 8) {
       throw new IllegalArgumentException("the sealed secret of key " + accessKey + " is too short");
     }
+    return all;
+  }
+
+  private static String openWith(SecretKeySpec k, String accessKey, byte[] all) throws AEADBadTagException {
     try {
-      Cipher c = cipher(Cipher.DECRYPT_MODE, Arrays.copyOf(all, IV_BYTES), accessKey);
+      Cipher c = cipher(k, Cipher.DECRYPT_MODE, Arrays.copyOf(all, IV_BYTES), accessKey);
       return new String(c.doFinal(all, IV_BYTES, all.length - IV_BYTES), StandardCharsets.UTF_8);
     } catch (AEADBadTagException e) {
-      throw new IllegalArgumentException("the secret of key " + accessKey + " does not open with AX_MASTER_KEY "
-          + "(sealed under another master key, or altered)");
+      throw e;
     } catch (GeneralSecurityException e) {
       throw new IllegalStateException("AES-GCM is not available in this JVM", e);
     }
   }
 
-  private Cipher cipher(int mode, byte[] iv, String accessKey) throws GeneralSecurityException {
+  private static Cipher cipher(SecretKeySpec k, int mode, byte[] iv, String accessKey)
+      throws GeneralSecurityException {
     Cipher c = Cipher.getInstance("AES/GCM/NoPadding");
-    c.init(mode, key, new GCMParameterSpec(TAG_BITS, iv));
+    c.init(mode, k, new GCMParameterSpec(TAG_BITS, iv));
     c.updateAAD(accessKey.getBytes(StandardCharsets.UTF_8));
     return c;
   }

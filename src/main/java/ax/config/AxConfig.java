@@ -199,12 +199,18 @@ public record AxConfig(
   private static AdminSettings admin(EnvReader r) {
     SecretSealer sealer = null;
     String master = r.string("AX_MASTER_KEY", null);
+    String previous = r.string("AX_MASTER_KEY_PREVIOUS", null);
     if (master != null) {
       try {
         sealer = SecretSealer.fromBase64(master);
+        if (previous != null) {
+          sealer = sealer.withPrevious(previous);
+        }
       } catch (IllegalArgumentException e) {
-        throw new ConfigException(e.getMessage());
+        throw new ConfigException(e.getMessage().replace("AX_MASTER_KEY must", "AX_MASTER_KEY (or _PREVIOUS) must"));
       }
+    } else if (previous != null) {
+      throw new ConfigException("AX_MASTER_KEY_PREVIOUS is set without AX_MASTER_KEY (the key to reseal under)");
     }
     String jwt = r.string(AdminTokens.SECRET_VARIABLE, null);
     if (jwt != null) {

@@ -182,7 +182,7 @@ public final class AxNode {
     return clockSync.start(config.scheduler().clockSyncIntervalMs())
         .compose(v -> slotKeeper.start())
         .compose(slot -> bootstrapKey(keyStore).map(slot))
-        .compose(slot -> keyStore.sealPlainSecrets().map(slot))
+        .compose(slot -> keyStore.resealSecrets().map(slot))
         .compose(slot -> deployAll(slot, clock, keyStore, metrics, registry))
         .map(this);
   }

@@ -60,9 +60,7 @@ public final class ApiKeyStore {
                                             disabled = false, deleted_at = NULL
       RETURNING pg_notify('""" + CHANGES_CHANNEL + "', access_key)";
 
-  private static final String PLAIN_SECRETS = """
-      SELECT access_key, secret, previous_secret FROM api_keys
-       WHERE secret NOT LIKE 'enc:%' OR previous_secret NOT LIKE 'enc:%'""";
+  private static final String ALL_SECRETS = "SELECT access_key, secret, previous_secret FROM api_keys";
 
   /** Compare-and-set: a secret rotated meanwhile is left for the next start. */
   private static final String SEAL = """
@@ -98,27 +96,41 @@ public final class ApiKeyStore {
   }
 
   /**
-   * With a master key, seals every secret still stored in clear (keys made before AX_MASTER_KEY was set);
-   * without one, says how many are in clear. Returns how many it sealed.
+   * With a master key, seals every secret not yet sealed under it: stored in clear (keys made before
+   * AX_MASTER_KEY was set) or sealed under AX_MASTER_KEY_PREVIOUS (the master key was changed). Without
+   * one, says how many are in clear. Returns how many keys it resealed.
    */
-  public Future<Integer> sealPlainSecrets() {
-    return pool.query(PLAIN_SECRETS).execute().compose(rows -> {
-      if (rows.rowCount() == 0) {
-        return Future.succeededFuture(0);
-      }
-      if (sealer == null) {
-        LOG.warning(rows.rowCount() + " access-key secrets are stored in clear; set AX_MASTER_KEY to encrypt them");
-        return Future.succeededFuture(0);
-      }
-      Future<Integer> sealed = Future.succeededFuture(0);
+  public Future<Integer> resealSecrets() {
+    return pool.query(ALL_SECRETS).execute().compose(rows -> {
+      Future<Integer> resealed = Future.succeededFuture(0);
+      int plain = 0;
       for (Row r : rows) {
         String ak = r.getString("access_key");
         String secret = r.getString("secret");
         String previous = r.getString("previous_secret");
-        Tuple t = Tuple.of(ak, secret, previous, seal(ak, secret), previous == null ? null : seal(ak, previous));
-        sealed = sealed.compose(n -> pool.preparedQuery(SEAL).execute(t).map(u -> n + u.rowCount()));
+        boolean inClear = !SecretSealer.isSealed(secret) || (previous != null && !SecretSealer.isSealed(previous));
+        plain += inClear ? 1 : 0;
+        if (sealer == null || (sealer.sealedUnderCurrentKey(ak, secret)
+            && (previous == null || sealer.sealedUnderCurrentKey(ak, previous)))) {
+          continue;
+        }
+        Tuple t;
+        try {
+          t = Tuple.of(ak, secret, previous, seal(ak, open(ak, secret)), previous == null ? null : seal(ak, open(ak, previous)));
+        } catch (IllegalArgumentException e) {
+          LOG.warning(e.getMessage() + "; left as it is (requests with this key fail until it is rotated)");
+          continue;
+        }
+        resealed = resealed.compose(n -> pool.preparedQuery(SEAL).execute(t).map(u -> n + u.rowCount()));
       }
-      return sealed.onSuccess(n -> LOG.info("sealed the secrets of " + n + " access keys with AX_MASTER_KEY"));
+      if (sealer == null && plain > 0) {
+        LOG.warning(plain + " access-key secrets are stored in clear; set AX_MASTER_KEY to encrypt them");
+      }
+      return resealed.onSuccess(n -> {
+        if (n > 0) {
+          LOG.info("sealed the secrets of " + n + " access keys under AX_MASTER_KEY");
+        }
+      });
     });
   }
 

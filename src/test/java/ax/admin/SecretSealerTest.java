@@ -48,6 +48,19 @@ class SecretSealerTest {
   }
 
   @Test
+  void afterAMasterKeyChangeSecretsOpenUnderThePreviousKeyUntilResealed() {
+    String underOld = SecretSealer.fromBase64(OTHER_MASTER).seal("ak_1", "old-sealed-0123456789");
+    SecretSealer changing = sealer.withPrevious(OTHER_MASTER);
+    assertEquals("old-sealed-0123456789", changing.open("ak_1", underOld));
+    assertFalse(changing.sealedUnderCurrentKey("ak_1", underOld), "it needs resealing");
+    String resealed = changing.seal("ak_1", changing.open("ak_1", underOld));
+    assertTrue(changing.sealedUnderCurrentKey("ak_1", resealed));
+    assertEquals("old-sealed-0123456789", sealer.open("ak_1", resealed), "the new key alone opens it now");
+    assertThrows(IllegalArgumentException.class, () -> sealer.open("ak_1", underOld), "without the previous key");
+    assertFalse(changing.sealedUnderCurrentKey("ak_1", "in-clear-0123456789"));
+  }
+
+  @Test
   void aSecretStoredInClearIsReadAsItIs() {
     assertEquals("plain-secret-0123456789", sealer.open("ak_1", "plain-secret-0123456789"));
   }

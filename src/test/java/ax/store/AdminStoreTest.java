@@ -107,16 +107,37 @@ class AdminStoreTest {
   void secretsStoredInClearBeforeAMasterKeyAreSealedAtStart() {
     db.pool.query("INSERT INTO api_keys (access_key, secret, tenant_id) VALUES ('ak_legacy_1', "
         + "'legacy-secret-0123456789', 'legacy')").execute().await();
-    assertTrue(keys.sealPlainSecrets().await() >= 1);
+    assertTrue(keys.resealSecrets().await() >= 1);
     Row stored = db.pool.query("SELECT secret FROM api_keys WHERE access_key = 'ak_legacy_1'").execute().await()
         .iterator().next();
     assertTrue(stored.getString("secret").startsWith(SecretSealer.PREFIX));
     assertEquals("legacy-secret-0123456789", keys.find("ak_legacy_1").await().orElseThrow().secret());
-    assertEquals(0, keys.sealPlainSecrets().await(), "nothing left in clear");
+    assertEquals(0, keys.resealSecrets().await(), "nothing left in clear");
 
     ApiKeyStore withoutMasterKey = new ApiKeyStore(db.pool, null);
     assertThrows(IllegalStateException.class, () -> withoutMasterKey.find("ak_legacy_1").await(),
         "a sealed secret cannot be read without AX_MASTER_KEY");
+  }
+
+  @Test
+  void changingTheMasterKeyResealsEverySecretUnderTheNewOne() {
+    String oldKey = Base64.getEncoder().encodeToString(new byte[32]);
+    String newKey = Base64.getEncoder().encodeToString("n".repeat(32).getBytes());
+    admin.createTenant("t-master", "Master", ALICE).await();
+    admin.createKey("ak_master_1", "master-secret-0123456789", "t-master", null, ALICE).await();
+    admin.rotate("ak_master_1", "master-secret-rotated-0123", 600, ALICE).await(); // a previous secret too
+
+    ApiKeyStore changing = new ApiKeyStore(db.pool, SecretSealer.fromBase64(newKey).withPrevious(oldKey));
+    assertEquals("master-secret-rotated-0123", changing.find("ak_master_1").await().orElseThrow().secret(),
+        "read under the previous key meanwhile");
+    assertTrue(changing.resealSecrets().await() >= 1);
+    ApiKeyStore newOnly = new ApiKeyStore(db.pool, SecretSealer.fromBase64(newKey));
+    ApiKey k = newOnly.find("ak_master_1").await().orElseThrow();
+    assertEquals("master-secret-rotated-0123", k.secret());
+    assertEquals("master-secret-0123456789", k.previousSecret(), "the grace secret was resealed too");
+    assertThrows(IllegalArgumentException.class, () -> keys.find("ak_master_1").await(),
+        "the old master key alone no longer opens it");
+    assertEquals(0, changing.resealSecrets().await(), "nothing left to reseal");
   }
 
   private static int auditCount(String action, String target) {
