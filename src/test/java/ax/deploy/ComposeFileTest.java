@@ -138,8 +138,8 @@ class ComposeFileTest {
         assertTrue(configurationTable().contains(m.group(1)), m.group(1) + " is not in the README's Configuration table");
       }
     }
-    for (String secret : List.of("POSTGRES_PASSWORD", "AX_EXECUTOR_JWT_SECRET", "AX_BOOTSTRAP_KEY", "GRAFANA_ADMIN_PASSWORD",
-        "JAVA_EXECUTOR_TOKEN", "PYTHON_EXECUTOR_TOKEN")) {
+    for (String secret : List.of("POSTGRES_PASSWORD", "AX_EXECUTOR_JWT_SECRET", "AX_BOOTSTRAP_KEY", "AX_MASTER_KEY",
+        "GRAFANA_ADMIN_PASSWORD", "JAVA_EXECUTOR_TOKEN", "PYTHON_EXECUTOR_TOKEN")) {
       assertTrue(used.contains(secret), secret + " comes from docker/.env");
       assertTrue(text.contains("${" + secret + ":?"), secret + " has no default in the compose file: it must be set");
     }
