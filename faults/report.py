@@ -72,6 +72,7 @@ def test_states(row, results):
 
 
 def check(cond, figures):
+    cond = cond.lstrip("~")
     m = re.fullmatch(r"([a-z0-9_]+)(==|<=|>=)([a-z0-9_.]+)", cond)
     if not m:
         raise SystemExit("bad check in rows.tsv: " + cond)
@@ -117,9 +118,15 @@ def main():
         recs = [r for r in records if r["row"] == row["id"]]
         states = test_states(row, results)
         failed_tests = sorted(k for k, s in states.items() if s == "failed")
-        bad, unmeasured = [], []
+        bad, unmeasured, small = [], [], []
         for cond in row["checks"]:
             outcomes = [check(cond, r["figures"]) for r in recs]
+            if cond.startswith("~"):  # the matrix's scale: short of it is partial, not a failure
+                if recs and all(o is None for o in outcomes):
+                    unmeasured.append(re.split(r"[=<>]", cond[1:])[0])
+                elif recs and not any(o is True for o in outcomes):
+                    small.append(cond[1:])
+                continue
             if any(o is False for o in outcomes):
                 bad.append(cond)
             if recs and all(o is None for o in outcomes):
@@ -144,15 +151,20 @@ def main():
             verdict, counted_as = "**FAIL** (" + "; ".join(why) + ")", "failed"
         elif not recs:
             verdict, counted_as = "**FAIL** (the tests ran but recorded no figures)", "failed"
-        elif unmeasured:
-            verdict, counted_as = "pass, partial (not measured: " + ", ".join(unmeasured) + ")", "partial"
+        elif unmeasured or small:
+            why = []
+            if unmeasured:
+                why.append("not measured: " + ", ".join(unmeasured))
+            if small:
+                why.append("short of the matrix's scale: " + ", ".join(small))
+            verdict, counted_as = "pass, partial (" + "; ".join(why) + ")", "partial"
         else:
             verdict, counted_as = "pass", "passed"
         counted[counted_as] += 1
 
         if recs:
             happened = "<br>".join(f"`{r['test']}`: {r['happened']}" for r in recs)
-            named = [re.split(r"[=<>]", c)[0] for c in row["checks"]]
+            named = [re.split(r"[=<>]", c.lstrip("~"))[0] for c in row["checks"]]
             figures = "<br>".join(fmt(r["figures"], named) for r in recs)
         else:
             happened = "—" if row["tests"] else "no test yet"

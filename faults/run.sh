@@ -6,8 +6,8 @@
 #
 #   faults/run.sh [--quick|--full] [--no-build]
 #
-# --quick (default): a subset that covers most rows in about 10 minutes on a 2-core machine.
-# --full: every test that records a row (about 25-30 minutes).
+# --quick (default): a subset covering 18 rows, about 7 minutes on a 2-core machine.
+# --full: every test that records a row (not timed yet; roughly 15-20 minutes by its parts).
 # Exit status: 0 when every row that ran passed, 1 when a row failed, 2 on a usage or build error.
 set -uo pipefail
 cd "$(dirname "$0")/.."
