@@ -127,6 +127,15 @@ class ApiFuzzIT {
         failures.add(b.toString());
       }
       long ms = (System.nanoTime() - startedAt) / 1_000_000;
+      int fiveHundreds;
+      synchronized (answers) {
+        fiveHundreds = answers.entrySet().stream()
+            .filter(e -> e.getKey().matches("(protocol )?5[0-9][0-9]( .*)?")).mapToInt(Map.Entry::getValue).sum();
+      }
+      FaultRow.record("malformed", Map.of("requests", tries, "answers_5xx", fiveHundreds,
+              "failures", failures.size()),
+          tries + " generated requests (wrong types, extreme values, deep nesting, invalid UTF-8, oversized and "
+              + "chunked bodies, malformed HTTP) against one node: answers " + answers);
       System.out.printf("ApiFuzzIT: %d tries in %d ms (%.1f/s, node start and dispatch wait included); "
               + "answers %s; closed by the server while the body was being sent: %d; statuses the contract does "
               + "not declare for the operation: %s%n", tries, ms, tries * 1000.0 / Math.max(1, ms), answers,

@@ -65,9 +65,13 @@ class BridgeSecurityIT {
     try (BridgeClient c = new BridgeClient(bridge)) {
       c.send(register("ex-1", null));
       JsonObject err = c.read();
+      boolean closed = c.closedByServer();
+      FaultRow.record("bridge-auth", Map.of("unauthorised_delivered", err != null && "err".equals(err.getString("type")) ? 0 : 1,
+              "connection_closed", closed ? 1 : 0),
+          "a register frame without a token on a raw TCP connection: err, connection closed");
       assertNotNull(err);
       assertEquals("err", err.getString("type"), err.encode());
-      assertTrue(c.closedByServer());
+      assertTrue(closed);
     }
   }
 
@@ -78,8 +82,13 @@ class BridgeSecurityIT {
     String forged = parts[0] + "." + parts[1] + "." + "AAAA" + parts[2].substring(4);
     try (BridgeClient c = new BridgeClient(bridge)) {
       c.send(register("ex-1", forged));
-      assertEquals("err", c.read().getString("type"));
-      assertTrue(c.closedByServer());
+      JsonObject answer = c.read();
+      boolean closed = c.closedByServer();
+      FaultRow.record("bridge-auth", Map.of("unauthorised_delivered", answer != null && "err".equals(answer.getString("type")) ? 0 : 1,
+              "connection_closed", closed ? 1 : 0),
+          "a register frame with a token whose signature was changed: err, connection closed");
+      assertEquals("err", answer.getString("type"));
+      assertTrue(closed);
     }
   }
 
@@ -113,7 +122,10 @@ class BridgeSecurityIT {
       assertEquals("message", reply.getString("type"), reply.encode());
       assertEquals("ax.exec.inbox.ex-7", reply.getJsonObject("body").getString("inbox"));
       c.send(new JsonObject().put("type", "register").put("address", "ax.exec.inbox.ex-8"));
-      assertEquals("err", c.read().getString("type"), "another executor's inbox is refused");
+      JsonObject answer = c.read();
+      FaultRow.record("bridge-auth", Map.of("unauthorised_delivered", answer != null && "err".equals(answer.getString("type")) ? 0 : 1),
+          "an authenticated executor subscribing to another executor's inbox: err");
+      assertEquals("err", answer.getString("type"), "another executor's inbox is refused");
       c.send(new JsonObject().put("type", "ping"));
       assertEquals("pong", c.read().getString("type"));
     }
@@ -184,6 +196,8 @@ class BridgeSecurityIT {
     try (BridgeClient c = new BridgeClient(bridge)) {
       c.send(register("someone-else", AxCluster.token("ex-9")));
       JsonObject reply = c.read();
+      FaultRow.record("bridge-auth", Map.of("unauthorised_delivered", reply != null && "err".equals(reply.getString("type")) ? 0 : 1),
+          "an executor registering under another executor's id: err 403");
       assertEquals("err", reply.getString("type"), reply.encode());
       assertEquals(403, reply.getInteger("failureCode"));
     }

@@ -53,8 +53,15 @@ class CrashRecoveryIT {
         org.junit.jupiter.api.Assumptions.assumeTrue(System.currentTimeMillis() < due,
             "machine too slow: the kill landed after the first task was due");
       }
+      long restartAt = System.currentTimeMillis();
       try (AxProcess second = AxProcess.start("server", env(pg, receiver))) {
         awaitAllTerminal(pg, ids, 30_000, second);
+        long catchUp = System.currentTimeMillis() - restartAt;
+        FaultRow.record("restart", Map.of("tasks", ids.size(), "lost", ids.stream().filter(id -> receiver.calls(id) == 0).count(),
+                "run_twice", ids.stream().filter(id -> receiver.calls(id) > 1).count(),
+                "early", receiver.hits.stream().filter(h -> h.latenessMs() < 0).count(), "catch_up_ms", catchUp),
+            "kill -9 of the only node before " + ids.size() + " tasks were due, restarted at once: every task "
+                + "fired once, none early (restart start to all terminal: " + catchUp + " ms)");
         for (long id : ids) {
           assertEquals(1, receiver.calls(id), "task " + id + " must run exactly once across the restart");
         }
@@ -83,8 +90,11 @@ class CrashRecoveryIT {
         first.killHard(); // mid-burst: some tasks done, some RUNNING without a written outcome, some untouched
       }
       int firedBeforeKill = receiver.hits.size();
+      long restartAt = System.currentTimeMillis();
+      long catchUp;
       try (AxProcess second = AxProcess.start("server", env(pg, receiver))) {
         awaitAllTerminal(pg, ids, 60_000, second);
+        catchUp = System.currentTimeMillis() - restartAt;
       }
       int lost = 0;
       int reExecuted = 0;
@@ -99,6 +109,16 @@ class CrashRecoveryIT {
       }
       // A call the killed node made without writing its outcome is recorded LOST and fired again.
       int rescuedAttempts = countRows(pg, "SELECT count(*) FROM task_attempts WHERE outcome IN ('LOST','TIMED_OUT')");
+      int sameAttemptTwice = 0;
+      for (long id : ids) {
+        List<Receiver.Hit> hits = receiver.byTask.getOrDefault(id, List.of());
+        sameAttemptTwice += hits.size() - (int) hits.stream().mapToInt(Receiver.Hit::attempt).distinct().count();
+      }
+      FaultRow.record("restart", Map.of("tasks", ids.size(), "lost", lost, "run_twice", sameAttemptTwice,
+              "at_least_once_reruns", reExecuted, "rescued_attempts", rescuedAttempts,
+              "calls_before_kill", firedBeforeKill, "catch_up_ms", catchUp),
+          "kill -9 of the only node 40 ms into a burst of " + ids.size() + " tasks due at once, restarted at once: "
+              + "nothing lost; calls it made without writing the outcome re-ran as new recorded attempts");
       System.out.printf("crash mid-burst: %d tasks, %d calls before the kill, lost %d, re-executed %d "
           + "(at-least-once window), rescued attempts %d%n", ids.size(), firedBeforeKill, lost, reExecuted,
           rescuedAttempts);

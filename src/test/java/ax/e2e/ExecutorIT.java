@@ -113,8 +113,19 @@ class ExecutorIT {
       ExecutorProcess survivor = doomed == a ? b : a;
       doomed.killHard(); // mid-task: 8 s of sleep left
       // 4 missed heartbeats of 500 ms → OFFLINE → retry (200 ms backoff) → the survivor runs attempt 2.
+      long killedAt = System.currentTimeMillis();
       ax.awaitCount("SELECT count(*) FROM tasks WHERE status = 'SUCCESS'", 1, 40_000);
+      long redispatchedAfterMs = System.currentTimeMillis() - killedAt;
       JsonObject t = get(api, id);
+      int successes = ax.count("SELECT count(*) FROM task_attempts WHERE outcome = 'SUCCESS'");
+      // overlapping: the survivor started the task while the dead executor's attempt was still open
+      int overlapping = ax.count("SELECT count(*) FROM task_attempts a JOIN task_attempts b ON a.task_id = b.task_id"
+          + " AND a.attempt < b.attempt WHERE b.started_at < coalesce(a.finished_at, 'infinity')");
+      FaultRow.record("executor-crash", Map.of("lost", successes == 0 ? 1 : 0, "run_twice", Math.max(0, successes - 1),
+              "at_least_once_reruns", survivor.countsByTask().getOrDefault(id, 0), "overlapping_attempts", overlapping,
+              "redispatched_within_ms", redispatchedAfterMs, "final_attempt", t.getInteger("attempt")),
+          "kill -9 of the executor 8 s into a task: declared OFFLINE after missed heartbeats, attempt 1 recorded "
+              + "FAILED, attempt 2 ran once on the other executor");
       assertEquals(2, t.getInteger("attempt"), t.encode());
       assertEquals(1, survivor.countsByTask().getOrDefault(id, 0));
       assertEquals(1, ax.count("SELECT count(*) FROM task_attempts WHERE outcome = 'SUCCESS'"));
@@ -149,6 +160,16 @@ class ExecutorIT {
             "its heartbeat is refused");
         paused.awaitOutput("registering again", Duration.ofSeconds(10));
         JsonObject t = get(api, id);
+        int successes = ax.count("SELECT count(*) FROM task_attempts WHERE task_id = " + id + " AND outcome = 'SUCCESS'");
+        // a late result accepted would be a second SUCCESS, or attempt 1's outcome turned into one
+        int lateAccepted = Math.max(0, successes - 1) + ax.count("SELECT count(*) FROM task_attempts WHERE task_id = "
+            + id + " AND attempt = 1 AND outcome = 'SUCCESS'");
+        FaultRow.record("paused-executor", Map.of("late_results_accepted", lateAccepted,
+                "late_results_refused", (long) Health.metric(port, "ax_executor_refused_total", "kind=\"result\""),
+                "late_heartbeats_refused", (long) Health.metric(port, "ax_executor_refused_total", "kind=\"heartbeat\""),
+                "run_twice", Math.max(0, successes - 1), "final_attempt", t.getInteger("attempt")),
+            "an executor SIGSTOPped mid-task past its heartbeat timeout; attempt 2 ran elsewhere; on SIGCONT its "
+                + "late result and heartbeat were refused and it registered again");
         assertEquals("SUCCESS", t.getString("status"));
         assertEquals(2, t.getInteger("attempt"));
         assertEquals(1, other.countsByTask().getOrDefault(id, 0), "attempt 2 ran on the other executor");

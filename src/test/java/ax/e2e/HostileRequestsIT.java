@@ -333,6 +333,10 @@ class HostileRequestsIT {
     node = startNode();
     api = api.withPort(node.port);
     ApiClient.Reply replay = api.send("POST", TASKS, null, body, signedAt, nonce, null);
+    long storedAfter = storedTasks();
+    FaultRow.record("forgeries", Map.of("forgeries_accepted", (replay.status() / 100 == 2 ? 1 : 0) + (storedAfter - stored),
+            "replays_sent", 1),
+        "a signed request replayed after the node restarted: 401 nonce_replayed, nothing stored");
     assertEquals(401, replay.status(), replay.raw().body());
     assertEquals("nonce_replayed", replay.code());
     assertEquals(stored, storedTasks(), "the replay stored a second task");

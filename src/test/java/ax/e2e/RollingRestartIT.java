@@ -88,6 +88,11 @@ class RollingRestartIT {
         (h.triggerTimeMs() < steadyUntil ? steady : h.triggerTimeMs() <= restartsEnded ? restarting : new ArrayList<Long>())
             .add(h.latenessMs());
       }
+      FaultRow.record("restart", Map.of("tasks", ids.size(), "lost", lost, "run_twice", twice, "early", early,
+              "lateness_p99_steady_ms", FaultRow.percentile(steady, 99),
+              "lateness_p99_restarting_ms", FaultRow.percentile(restarting, 99)),
+          "SIGTERM and restart of each node of a 3-node cluster in turn, the leader included, under HTTP load: "
+              + String.join("; ", handOvers));
       System.out.printf("RollingRestartIT: %d tasks, lost %d, run twice %d, early %d; lateness p50/p99/max steady "
               + "%s, during the restarts %s; %s%n", ids.size(), lost, twice, early, figures(steady),
           figures(restarting), String.join("; ", handOvers));

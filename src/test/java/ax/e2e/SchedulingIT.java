@@ -135,6 +135,18 @@ class SchedulingIT {
       assertEquals(Long.parseLong(id), t.getJsonObject("result").getLong("handled"));
       assertEquals(1, t.getInteger("attempt"));
     }
+    List<Long> lateness = new ArrayList<>();
+    int never = 0;
+    int twice = 0;
+    for (String id : ids) {
+      List<Receiver.Hit> hits = receiver.byTask.getOrDefault(Long.parseLong(id), List.of());
+      never += hits.isEmpty() ? 1 : 0;
+      twice += hits.size() > 1 ? 1 : 0;
+      hits.forEach(h -> lateness.add(h.latenessMs()));
+    }
+    FaultRow.record("baseline", java.util.Map.of("tasks", ids.size(), "lost", never, "run_twice", twice,
+            "early", lateness.stream().filter(l -> l < 0).count(), "lateness_p99_ms", FaultRow.percentile(lateness, 99)),
+        "50 HTTP tasks due 10 ms apart on one node, no fault (a small baseline, not the matrix's 10 000)");
     for (String id : ids) {
       List<Receiver.Hit> hits = receiver.byTask.get(Long.parseLong(id));
       assertEquals(1, hits.size(), "task " + id + " must be called exactly once");
@@ -167,6 +179,7 @@ class SchedulingIT {
     double handedOver = Health.metric(ax.port, "ax_dispatch_total", "outcome=\"acked\",target=\"http\"");
     String id = api.submit(task("e2e.fail", System.currentTimeMillis()).put("max_retry", 2)).body().getString("task_id");
     JsonObject t = awaitStatus(id, "FAILED", 20_000);
+    int callsWhenFailed = receiver.calls(Long.parseLong(id));
     assertEquals(2, t.getInteger("retry_count"));
     assertEquals(3, receiver.calls(Long.parseLong(id)), "max_retry 2 means three attempts");
     List<Integer> attempts = receiver.byTask.get(Long.parseLong(id)).stream().map(Receiver.Hit::attempt).toList();
@@ -183,6 +196,12 @@ class SchedulingIT {
         && System.currentTimeMillis() < deadline) {
       Thread.sleep(50);
     }
+    FaultRow.record("retries", java.util.Map.of("attempts", receiver.calls(Long.parseLong(id)), "max_attempts", 3,
+            "calls_after_terminal", receiver.calls(Long.parseLong(id)) - callsWhenFailed,
+            "terminal_transitions", "FAILED".equals(t.getString("status")) ? 1 : 0,
+            "backoff_ms", (hits.get(1).arrivedAtMs() - hits.get(0).arrivedAtMs()) + ","
+                + (hits.get(2).arrivedAtMs() - hits.get(1).arrivedAtMs())),
+        "a target that always answers 500, max_retry 2, backoff 300 ms, 600 ms: three attempts, then FAILED once");
     assertEquals(failedTwice + 2, Health.metric(ax.port, "ax_task_failed_twice_total", "target=\"http\""));
     assertTrue(Health.metric(ax.port, "ax_execute_total", "outcome=\"failure\",target=\"http\"") >= failures + 3);
     assertTrue(Health.metric(ax.port, "ax_dispatch_total", "outcome=\"acked\",target=\"http\"") >= handedOver + 3);
@@ -193,6 +212,7 @@ class SchedulingIT {
     String body = task("e2e.auth", System.currentTimeMillis() + 600_000).encode();
     long now = System.currentTimeMillis();
     ApiClient.Reply bad = api.send("POST", "/openapi/v1/tasks", null, body, now, ApiClient.newNonce(), "00".repeat(32));
+    List<ApiClient.Reply> forged = new ArrayList<>(List.of(bad));
     assertEquals(401, bad.status());
     assertEquals("signature_mismatch", bad.code());
     assertEquals("application/problem+json", bad.raw().headers().firstValue("content-type").orElse(""));
@@ -200,10 +220,12 @@ class SchedulingIT {
     String nonce = ApiClient.newNonce();
     assertEquals(201, api.send("POST", "/openapi/v1/tasks", null, body, now, nonce, null).status());
     ApiClient.Reply replay = api.send("POST", "/openapi/v1/tasks", null, body, now, nonce, null);
+    forged.add(replay);
     assertEquals(401, replay.status());
     assertEquals("nonce_replayed", replay.code());
 
     ApiClient.Reply skewed = api.send("POST", "/openapi/v1/tasks", null, body, now - 301_000, ApiClient.newNonce(), null);
+    forged.add(skewed);
     assertEquals(401, skewed.status());
     assertEquals("timestamp_skew", skewed.code());
 
@@ -213,10 +235,19 @@ class SchedulingIT {
             body.getBytes(java.nio.charset.StandardCharsets.UTF_8)));
     ApiClient.Reply tampered = api.send("POST", "/openapi/v1/tasks", null, body.replace("e2e.auth", "e2e.evil"), now,
         tamperNonce, signedForOriginal);
+    forged.add(tampered);
     assertEquals(401, tampered.status());
 
     ApiClient.Reply unknown = new ApiClient(ax.port, "nobody", "whatever-secret-123456")
         .post("/openapi/v1/tasks", body);
+    forged.add(unknown);
+    JsonArray stored = api.get("/openapi/v1/tasks?task_type=e2e.auth&limit=50").body().getJsonArray("items");
+    int evil = api.get("/openapi/v1/tasks?task_type=e2e.evil").body().getJsonArray("items").size();
+    FaultRow.record("forgeries", java.util.Map.of("forgeries_accepted",
+            forged.stream().filter(r -> r.status() / 100 == 2).count() + evil + Math.max(0, stored.size() - 1),
+            "forged_requests", forged.size(), "answered_401", forged.stream().filter(r -> r.status() == 401).count()),
+        "a bad signature, a replayed nonce, a timestamp 301 s old, a changed byte, an unknown key: each 401, "
+            + "only the one correctly signed request stored");
     assertEquals(401, unknown.status());
     assertEquals("unknown_key", unknown.code());
 
@@ -251,6 +282,15 @@ class SchedulingIT {
     assertEquals("payload_too_large", large.code());
 
     ApiClient.Reply huge = api.submit(task("e2e.v", System.currentTimeMillis()).put("payload", "y".repeat(200 * 1024)));
+    List<ApiClient.Reply> all = List.of(missing, both, priority, ssrf, large, huge);
+    FaultRow.record("malformed", java.util.Map.of("requests", all.size(),
+            "answers_5xx", all.stream().filter(r -> r.status() >= 500).count(),
+            "answers_2xx", all.stream().filter(r -> r.status() / 100 == 2).count()),
+        "a missing field, conflicting fields, an out-of-range priority, 70 KiB and 200 KiB payloads: 400/413 "
+            + "problem+json naming the field");
+    FaultRow.record("ssrf", java.util.Map.of("ssrf_accepted", ssrf.status() / 100 == 2 ? 1 : 0, "addresses_tried", 1),
+        "a callback_url at 169.254.169.254 refused at submission (400 callback_url_not_allowed); no canary, "
+            + "send-time check not exercised here");
     assertEquals(413, huge.status());
   }
 
@@ -258,6 +298,14 @@ class SchedulingIT {
   void anotherTenantsTaskIsNotFound() throws Exception {
     String id = api.submit(task("e2e.tenant", System.currentTimeMillis() + 600_000)).body().getString("task_id");
     ApiClient other = new ApiClient(ax.port, "other-key", "other-secret-0123456789abcdef");
+    int read = other.get("/openapi/v1/tasks/" + id).status();
+    int cancel = other.post("/openapi/v1/tasks/" + id + "/cancel", "").status();
+    int listed = other.get("/openapi/v1/tasks?task_type=e2e.tenant").body().getJsonArray("items").size();
+    boolean changed = !"DELAYED".equals(api.get("/openapi/v1/tasks/" + id).body().getString("status"));
+    FaultRow.record("tenants", java.util.Map.of("cross_tenant_reads", (read == 404 ? 0 : 1) + listed,
+            "cross_tenant_cancels", (cancel == 404 ? 0 : 1) + (changed ? 1 : 0), "get_status", read,
+            "cancel_status", cancel),
+        "tenant B read, cancelled and listed tenant A's task: 404, 404, an empty list; A's task untouched");
     assertEquals(404, other.get("/openapi/v1/tasks/" + id).status());
     assertEquals("not_found", other.get("/openapi/v1/tasks/" + id).code());
     assertEquals(404, other.post("/openapi/v1/tasks/" + id + "/cancel", "").status());
@@ -278,6 +326,14 @@ class SchedulingIT {
         retryAfter = r.raw().headers().firstValue("Retry-After").orElse(null);
       }
     }
+    long neighbourStarted = System.nanoTime();
+    int neighbour = api.get("/openapi/v1/tasks?limit=1").status();
+    long neighbourMs = (System.nanoTime() - neighbourStarted) / 1_000_000;
+    FaultRow.record("rate-limit", java.util.Map.of("limited", limited, "calls", 6,
+            "neighbour_refused", neighbour == 200 ? 0 : 1, "neighbour_call_ms", neighbourMs,
+            "retry_after", String.valueOf(retryAfter)),
+        "6 immediate calls from a key limited to 2/s burst 2: " + limited + " answered 429 with Retry-After; "
+            + "another key's call right after answered " + neighbour + " (one call, not a p99)");
     assertTrue(limited >= 3, "burst 2 at 2/s: most of 6 immediate calls are refused, got " + limited);
     assertNotNull(retryAfter);
     assertEquals(200, api.get("/openapi/v1/tasks?limit=1").status(), "other keys are unaffected");
@@ -288,6 +344,9 @@ class SchedulingIT {
     JsonObject t = task("e2e.biz", System.currentTimeMillis() + 600_000).put("biz_key", "order-77");
     ApiClient.Reply first = api.submit(t);
     ApiClient.Reply second = api.submit(t);
+    FaultRow.record("idempotency", java.util.Map.of("tasks_created",
+            java.util.stream.Stream.of(first, second).filter(r -> r.status() == 201).count(), "submissions", 2),
+        "the same biz_key submitted twice in a row: 201 then 200 duplicate naming the same task");
     assertEquals(201, first.status());
     assertEquals(200, second.status());
     assertTrue(second.body().getBoolean("duplicate"));

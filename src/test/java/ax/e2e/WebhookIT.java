@@ -90,8 +90,13 @@ class WebhookIT {
 
       hooks.awaitCalls(3, 15_000);
       JsonObject n = notifications(api, id, "DELIVERED", 5_000);
-      assertEquals(3, n.getInteger("tries"));
       JsonArray items = n.getJsonArray("items");
+      FaultRow.record("webhook-failure", Map.of("tries", hooks.calls.size(), "recorded_tries", items.size(),
+              "undelivered_without_record", Math.abs(hooks.calls.size() - items.size()),
+              "unsigned", hooks.calls.stream().filter(c -> !c.signedRight()).count(), "state", n.getString("state")),
+          "a webhook receiver answering 500 twice then 200: three signed tries spaced by the backoff, each recorded, "
+              + "DELIVERED");
+      assertEquals(3, n.getInteger("tries"));
       assertEquals(List.of(500, 500, 200), items.stream().map(o -> ((JsonObject) o).getInteger("http_status")).toList());
       assertEquals(List.of("FAILED", "FAILED", "DELIVERED"),
           items.stream().map(o -> ((JsonObject) o).getString("outcome")).toList());
@@ -123,6 +128,12 @@ class WebhookIT {
       ApiClient api = ax.api(0);
       String id = api.submit(task(target, "it.hook.fail", hooks)).body().getString("task_id");
       JsonObject n = notifications(api, id, "FAILED", 15_000);
+      Thread.sleep(1_000);
+      FaultRow.record("webhook-failure", Map.of("tries", hooks.calls.size(),
+              "recorded_tries", n.getJsonArray("items").size(),
+              "undelivered_without_record", Math.abs(hooks.calls.size() - n.getJsonArray("items").size()),
+              "state", n.getString("state")),
+          "a webhook receiver that always answers 500: three tries, each recorded, the notification FAILED");
       assertEquals(3, n.getJsonArray("items").size());
       assertNull(n.getValue("next_attempt_at"));
       Thread.sleep(1_000);
@@ -147,7 +158,16 @@ class WebhookIT {
       assertEquals(0, hooks.calls.size());
       ax.nodes.get(0).killHard();
 
+      long restartedAt = System.currentTimeMillis();
       ax.restart(0, Map.of("AX_WEBHOOK_POLL_MS", "200"));
+      long deadline2 = System.currentTimeMillis() + 20_000;
+      while (hooks.calls.isEmpty() && System.currentTimeMillis() < deadline2) {
+        Thread.sleep(20);
+      }
+      FaultRow.record("restart", Map.of("lost", hooks.calls.isEmpty() ? 1 : 0,
+              "run_twice", Math.max(0, hooks.calls.size() - 1),
+              "catch_up_ms", System.currentTimeMillis() - restartedAt),
+          "a webhook owed when the node was killed (kill -9) was delivered once after the restart");
       hooks.awaitCalls(1, 20_000);
       notifications(ax.api(0), id, "DELIVERED", 5_000);
       assertEquals(id, hooks.calls.get(0).body().getString("task_id"));
@@ -159,9 +179,18 @@ class WebhookIT {
     try (TestPostgres pg = TestPostgres.create(); Receiver target = new Receiver(); Hooks hooks = new Hooks(0);
          AxCluster ax = AxCluster.start(pg, 1, Map.of())) {
       ApiClient api = ax.api(0);
-      for (String url : new String[] {"http://169.254.169.254/latest/meta-data", "http://10.0.0.1/hook",
-          "http://example.com/hook", "ftp://127.0.0.1/x"}) {
-        ApiClient.Reply r = api.submit(task(target, "it.hook", hooks).put("notify_url", url));
+      String[] urls = {"http://169.254.169.254/latest/meta-data", "http://10.0.0.1/hook",
+          "http://example.com/hook", "ftp://127.0.0.1/x"};
+      List<ApiClient.Reply> replies = new java.util.ArrayList<>();
+      for (String url : urls) {
+        replies.add(api.submit(task(target, "it.hook", hooks).put("notify_url", url)));
+      }
+      FaultRow.record("ssrf", Map.of("ssrf_accepted", replies.stream().filter(r -> r.status() / 100 == 2).count(),
+              "addresses_tried", urls.length),
+          "notify_url at the metadata address, a private address, a name outside the allow-list, an ftp URL: each "
+              + "refused 400 at submission (no canary; the send-time check is not exercised here)");
+      for (String url : urls) {
+        ApiClient.Reply r = replies.get(java.util.Arrays.asList(urls).indexOf(url));
         assertEquals(400, r.status(), url + " " + r.raw().body());
         assertTrue(r.body().getString("detail").startsWith("notify_url:"), r.raw().body());
       }
