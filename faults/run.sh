@@ -39,6 +39,7 @@ quick_tests=(
   'HostileRequestsIT#aReplayAfterTheNodeRestartsIsRefused'
   CancelRaceIT
   BizKeyRaceIT
+  SsrfIT
 )
 quick_props=(-Dax.faults.cancels=1000 -Dax.faults.bizkey=10000)
 # Full: everything that records a row, at the matrix's sizes.
