@@ -45,6 +45,7 @@ quick_props=(-Dax.faults.cancels=1000 -Dax.faults.bizkey=10000)
 # Full: everything that records a row, at the matrix's sizes.
 full_tests=(
   "${quick_tests[@]}"
+  BaselineIT
   DatabaseOutageIT
   ScheduleFailoverIT
   RollingRestartIT
