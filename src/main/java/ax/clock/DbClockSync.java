@@ -47,16 +47,24 @@ public final class DbClockSync {
     return store.nowMillis().map(dbMillis -> {
       long arrival = clock.monoNanos();
       clock.anchor(dbMillis, arrival);
-      // The database read its clock somewhere within the round trip: compare it with the wall clock at the
-      // middle, so a slow round trip (the first, which opens a connection, took ~50 ms here) is not
-      // mistaken for clock skew by the 50 ms alert.
+      // The database read its clock somewhere within the round trip: a slow round trip (the first, which
+      // opens a connection, took ~50 ms here; hundreds of ms on a loaded machine) must not be mistaken for
+      // clock skew by the 50 ms alert (see offset()).
       offsetMs.set(offset(sentWallMs, System.currentTimeMillis(), dbMillis));
       return null;
     });
   }
 
-  /** Wall clock − database clock, the database's reading taken as the middle of the round trip. */
+  /**
+   * Wall clock − database clock, the smallest the measurement allows. The database read its clock at some
+   * moment of the round trip, so the offset is known only within ± half of it: reported is the offset from
+   * the middle of the round trip, moved toward 0 by that half (0 when the interval holds 0). A loaded node
+   * or database (round trips of hundreds of ms, seen in CI) then never shows skew it may not have, while a
+   * clock really 30 s off still shows about 30 s.
+   */
   static long offset(long sentWallMs, long arrivedWallMs, long dbMillis) {
-    return sentWallMs + (arrivedWallMs - sentWallMs) / 2 - dbMillis;
+    long halfTrip = Math.max(0, arrivedWallMs - sentWallMs) / 2;
+    long mid = sentWallMs + halfTrip - dbMillis;
+    return Long.signum(mid) * Math.max(0, Math.abs(mid) - halfTrip);
   }
 }

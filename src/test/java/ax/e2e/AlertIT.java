@@ -154,7 +154,14 @@ class AlertIT {
       String metrics = ax.metrics(0);
       assertTrue(metrics.contains("ax_alerts_sent_total{outcome=\"sent\"} " + alerts.bodies.size() + ".0"),
           metrics.lines().filter(l -> l.startsWith("ax_alerts")).toList().toString());
-      assertTrue(metrics.contains("ax_alerts_firing 0.0"), "nothing firing any more");
+      // The failure-rate alert has resolved. Another rule may have fired on a loaded machine (with the
+      // 3 s window, AxClockOffset or AxScheduleDelayHigh can): the gauge must agree with the messages.
+      long stillFiring = alerts.bodies.stream().map(b -> b.getString("rule")).distinct()
+          .filter(rule -> alerts.matching(json(rule, "firing")).size() > alerts.matching(json(rule, "resolved")).size())
+          .count();
+      assertTrue(metrics.contains("ax_alerts_firing " + stillFiring + ".0"), "ax_alerts_firing is the number of "
+          + "alerts fired and not resolved (" + stillFiring + "): " + metrics.lines().filter(l -> l.startsWith("ax_alerts"))
+          .toList() + "; messages " + alerts.bodies);
     }
   }
 
