@@ -75,9 +75,15 @@ final class BatchHandler {
    */
   private void insertGraph(RoutingContext ctx, List<Future<TaskSubmitter.Prepared>> prepared,
                            TaskSubmitter.SubmitTrace trace) {
+    List<UUID> fingerprints = new ArrayList<>();
+    prepared.forEach(p -> {
+      if (p.succeeded() && p.result().task().fingerprint() != null) {
+        fingerprints.add(p.result().task().fingerprint());
+      }
+    });
     tasks.inTransaction(tx -> {
       List<Future<TaskStore.Inserted>> done = new ArrayList<>(prepared.size());
-      return insertFrom(tx, prepared, done).map(v -> done);
+      return tx.lockFingerprints(fingerprints).compose(v -> insertFrom(tx, prepared, done)).map(v -> done);
     }).onComplete(ar -> {
       if (ar.succeeded()) {
         answer(ctx, ar.result(), trace);

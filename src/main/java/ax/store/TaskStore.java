@@ -43,15 +43,19 @@ public final class TaskStore {
 
   /**
    * A new task is due at its trigger time: next_trigger_time starts equal to it. {@code waiting_on} and
-   * {@code error} are set for a task with dependencies only (held CREATED, or SKIPPED at once).
+   * {@code error} are set for a task with dependencies only (held CREATED, or SKIPPED at once). A task with
+   * a fingerprint is inserted only if {@code ax_fingerprint_free} (V17) finds no equal task due less than
+   * 5 s away, after locking the fingerprint's gate until the transaction ends.
    */
   private static final Sql INSERT = Sql.of("""
       INSERT INTO tasks (task_id, tenant_id, api_key, task_type, trigger_time, next_trigger_time, status, priority,
                          max_retry, timeout_ms, callback_url, processor, payload, biz_key, shard_total, waiting_on,
                          error, finished_at, notify_url, fingerprint)
-      VALUES (:id, :tenant, :api_key, :task_type, :trigger, :trigger, :status, :priority, :max_retry, :timeout_ms,
-              :callback_url, :processor, :payload::text::jsonb, :biz_key, :shard_total, :waiting_on, :error,
-              CASE WHEN :status = 'SKIPPED' THEN now() END, :notify_url, :fingerprint::uuid)
+      SELECT :id::bigint, :tenant::text, :api_key::text, :task_type::text, :trigger::timestamptz, :trigger::timestamptz,
+             :status::text, :priority::smallint, :max_retry::smallint, :timeout_ms::int, :callback_url::text,
+             :processor::text, :payload::text::jsonb, :biz_key::text, :shard_total::int, :waiting_on::smallint,
+             :error::text, CASE WHEN :status::text = 'SKIPPED' THEN now() END, :notify_url::text, :fingerprint::uuid
+       WHERE :fingerprint::uuid IS NULL OR ax_fingerprint_free(:fingerprint::uuid, :trigger::timestamptz)
       ON CONFLICT DO NOTHING
       RETURNING\s""" + COLUMNS);
 
@@ -86,11 +90,24 @@ public final class TaskStore {
       SELECT pg_notify('%s', count(*)::text) FROM a""".formatted(ReadyAnnouncements.SKIPPED_CHANNEL));
 
   /**
+   * Locks the gates (V17) of the given fingerprints, in slot order, until the transaction ends: an
+   * insert of an equal task elsewhere waits for this transaction's commit, and the checks of the
+   * statements that follow (each with a fresh snapshot) see what such an insert committed before.
+   */
+  private static final Sql LOCK_GATES = Sql.of("""
+      SELECT count(*) FROM (
+        SELECT 1 FROM fingerprint_gates
+         WHERE slot IN (SELECT ax_fingerprint_gate(f) FROM unnest(:fingerprints::uuid[]) AS f)
+         ORDER BY slot
+           FOR UPDATE) AS locked""");
+
+  /**
    * Many unsharded tasks in one statement (the batch endpoint): one round trip instead of one per
-   * task. Rows a biz_key or fingerprint conflict skipped are not returned; the caller answers them as
-   * duplicates. Rows go in fingerprint order (then request order), so two batches racing with the same
-   * payloads wait for each other in the same order instead of deadlocking, and of two equal items of one
-   * batch the earlier is the one created.
+   * task. Rows a biz_key conflict or the fingerprint rule skipped are not returned; the caller answers
+   * them as duplicates. The fingerprint check is set-wise, so it cannot see rows of its own statement:
+   * the caller passes equal fingerprints in separate statements (rounds), with their gates locked before
+   * (LOCK_GATES). Rows go in fingerprint order (then request order), so two batches racing with the same
+   * biz_keys tend to wait for each other in the same order.
    */
   private static final Sql INSERT_MANY = Sql.of("""
       INSERT INTO tasks (task_id, tenant_id, api_key, task_type, trigger_time, next_trigger_time, status, priority,
@@ -102,6 +119,10 @@ public final class TaskStore {
                     :timeouts::int[], :callback_urls::text[], :processors::text[], :payloads::text[],
                     :biz_keys::text[], :notify_urls::text[], :fingerprints::uuid[])
              WITH ORDINALITY AS u(id, tenant, akey, ttype, trig, st, prio, mretry, tmo, cb, proc, pl, bk, nu, fp, ord)
+       WHERE fp IS NULL OR NOT EXISTS (
+               SELECT 1 FROM tasks x
+                WHERE x.fingerprint = u.fp
+                  AND x.trigger_time > u.trig - interval '5 seconds' AND x.trigger_time < u.trig + interval '5 seconds')
        ORDER BY fp, ord
       ON CONFLICT DO NOTHING
       RETURNING\s""" + COLUMNS);
@@ -135,13 +156,15 @@ public final class TaskStore {
       "SELECT " + READ_COLUMNS + " FROM tasks WHERE tenant_id = :tenant AND task_type = :task_type AND biz_key = :biz_key");
 
   /**
-   * The task a fingerprint collided with: one whose trigger time is less than 5 s away (the index of
-   * V13's exclusion constraint answers this too). There can be two, one on each side (they are then
-   * 5 s or more apart from each other); the earlier is the answer, so a repeat always gets the same one.
+   * The task a fingerprint collided with: one whose trigger time is less than 5 s away (read from V17's
+   * {@code tasks_fingerprint}). There can be two, one on each side (they are then 5 s or more apart from
+   * each other); the earlier is the answer, so a repeat always gets the same one.
    */
   private static final Sql FIND_BY_FINGERPRINT = Sql.of("SELECT " + READ_COLUMNS + """
        FROM tasks
-      WHERE fingerprint = :fingerprint AND ax_dedupe_window(trigger_time) && ax_dedupe_window(:trigger)
+      WHERE fingerprint = :fingerprint
+        AND trigger_time > :trigger::timestamptz - interval '5 seconds'
+        AND trigger_time < :trigger::timestamptz + interval '5 seconds'
         AND tenant_id = :tenant
       ORDER BY trigger_time, task_id
       LIMIT 1""");
@@ -295,6 +318,15 @@ public final class TaskStore {
       return parents.length == 0 ? insertOn(conn, t, childIds, null, null)
           : insertWithParents(conn, t, childIds, parents);
     }
+
+    /**
+     * Locks the fingerprint gates of every task this transaction will insert, in slot order, before the
+     * first insert: the inserts then lock no gate after a higher one, so they cannot deadlock with a batch
+     * that locks its gates in one statement.
+     */
+    public Future<Void> lockFingerprints(java.util.Collection<java.util.UUID> fingerprints) {
+      return fingerprints.isEmpty() ? Future.succeededFuture() : lockGates(conn, fingerprints);
+    }
   }
 
   /** Runs {@code work} in one transaction, committed when its future succeeds. */
@@ -393,9 +425,58 @@ public final class TaskStore {
     return existing(client, t);
   }
 
-  /** Inserts unsharded tasks in one statement; the answers are in the order of {@code batch}. */
+  /**
+   * Inserts unsharded tasks, in one statement when no fingerprint repeats among them (else one per
+   * round of {@link FingerprintRounds}); the answers are in the order of {@code batch}. With fingerprints,
+   * the statements run in one transaction after their gates are locked.
+   */
   public Future<List<Inserted>> insertMany(List<NewTask> batch) {
-    int n = batch.size();
+    for (NewTask t : batch) {
+      if (t.shardTotal() != 1) {
+        throw new IllegalArgumentException("insertMany takes unsharded tasks only");
+      }
+    }
+    List<java.util.UUID> fingerprints = new ArrayList<>();
+    batch.forEach(t -> {
+      if (t.fingerprint() != null) {
+        fingerprints.add(t.fingerprint());
+      }
+    });
+    Future<java.util.Map<Long, TaskRecord>> stored = fingerprints.isEmpty()
+        ? insertRound(pool, batch, new java.util.HashMap<>())
+        : pool.withTransaction(conn -> lockGates(conn, fingerprints).compose(v -> {
+          java.util.Map<Long, TaskRecord> inserted = new java.util.HashMap<>();
+          Future<java.util.Map<Long, TaskRecord>> rounds = Future.succeededFuture(inserted);
+          for (List<NewTask> round : FingerprintRounds.of(batch)) {
+            rounds = rounds.compose(m -> insertRound(conn, round, m));
+          }
+          return rounds;
+        }));
+    return stored.compose(inserted -> {
+      List<Future<Inserted>> out = new ArrayList<>(batch.size());
+      for (NewTask t : batch) {
+        TaskRecord rec = inserted.get(t.taskId());
+        out.add(rec != null ? Future.succeededFuture(new Inserted(rec, null)) : existing(pool, t));
+      }
+      return Future.all(out).map(all -> {
+        List<Inserted> list = new ArrayList<>(batch.size());
+        out.forEach(f -> list.add(f.result()));
+        return list;
+      });
+    });
+  }
+
+  /** Locks the gates of {@code fingerprints} until the transaction of {@code conn} ends (see LOCK_GATES). */
+  private static Future<Void> lockGates(SqlClient conn, java.util.Collection<java.util.UUID> fingerprints) {
+    return conn.preparedQuery(LOCK_GATES.text())
+        .execute(LOCK_GATES.params().set("fingerprints", fingerprints.toArray(new java.util.UUID[0])).tuple())
+        .mapEmpty();
+  }
+
+  /** One INSERT_MANY statement; adds the rows it inserted to {@code into}, by task id. */
+  private static Future<java.util.Map<Long, TaskRecord>> insertRound(SqlClient client, List<NewTask> round,
+                                                                     java.util.Map<Long, TaskRecord> into) {
+    int n = round.size();
     Long[] ids = new Long[n];
     String[] tenants = new String[n];
     String[] keys = new String[n];
@@ -412,10 +493,7 @@ public final class TaskStore {
     String[] notifyUrls = new String[n];
     java.util.UUID[] fingerprints = new java.util.UUID[n];
     for (int i = 0; i < n; i++) {
-      NewTask t = batch.get(i);
-      if (t.shardTotal() != 1) {
-        throw new IllegalArgumentException("insertMany takes unsharded tasks only");
-      }
+      NewTask t = round.get(i);
       ids[i] = t.taskId();
       tenants[i] = t.tenantId();
       keys[i] = t.apiKey();
@@ -437,22 +515,12 @@ public final class TaskStore {
         .set("max_retries", maxRetries).set("timeouts", timeouts).set("callback_urls", callbacks)
         .set("processors", processors).set("payloads", payloads).set("biz_keys", bizKeys)
         .set("notify_urls", notifyUrls).set("fingerprints", fingerprints).tuple();
-    return pool.preparedQuery(INSERT_MANY.text()).execute(params).compose(rows -> {
-      java.util.Map<Long, TaskRecord> inserted = new java.util.HashMap<>();
+    return client.preparedQuery(INSERT_MANY.text()).execute(params).map(rows -> {
       rows.forEach(r -> {
         TaskRecord rec = toRecord(r);
-        inserted.put(rec.taskId(), rec);
+        into.put(rec.taskId(), rec);
       });
-      List<Future<Inserted>> out = new ArrayList<>(n);
-      for (NewTask t : batch) {
-        TaskRecord rec = inserted.get(t.taskId());
-        out.add(rec != null ? Future.succeededFuture(new Inserted(rec, null)) : existing(pool, t));
-      }
-      return Future.all(out).map(all -> {
-        List<Inserted> list = new ArrayList<>(n);
-        out.forEach(f -> list.add(f.result()));
-        return list;
-      });
+      return into;
     });
   }
 

@@ -10,7 +10,7 @@ import java.util.UUID;
 /**
  * The identity the duplicate rule of API.md compares: tenant, {@code task_type} and the payload's
  * canonical JSON, hashed to 128 bits (the first half of SHA-256). PostgreSQL stores it as a uuid and
- * refuses a second task with the same value whose trigger time is less than 5 s away (V13), so the rule
+ * refuses a second task with the same value whose trigger time is less than 5 s away (V13, V17), so the rule
  * holds across nodes. 128 bits make a false match — a task refused although its payload differs —
  * about as likely as a hardware fault: ~n²/2¹²⁹ for n tasks of one tenant and type within 5 s.
  */

@@ -22,8 +22,9 @@ import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
- * The fingerprint rule in PostgreSQL (V13): its 5-second boundary, what opts out, which task a duplicate
- * is answered with, batches, and 16 concurrent inserts on 16 connections.
+ * The fingerprint rule in PostgreSQL (V13, enforced by V17's gates): its 5-second boundary, what opts
+ * out, which task a duplicate is answered with, batches, and concurrent single and batch inserts on 16
+ * connections.
  */
 class DedupeStoreTest {
   private static final AtomicLong IDS = new AtomicLong(50_000_000);
@@ -120,6 +121,79 @@ class DedupeStoreTest {
     assertEquals(stored.task().taskId(), out.get(10).task().taskId());
     assertTrue(out.subList(11, 61).stream().noneMatch(TaskStore.Inserted::duplicate));
     assertEquals(1 + 1 + 50, count());
+  }
+
+  /**
+   * An equal item refused because of a stored task does not shadow a later one: the stored task is due
+   * at -4 s, the batch has copies at 0 s (refused: 4 s from the stored one), +3 s (created: 7 s from the
+   * stored one, and the one at 0 s does not exist) and +4.5 s (refused: 1.5 s from the one at +3 s).
+   */
+  @Test
+  void equalItemsOfABatchAreCheckedInOrderAgainstWhatWasCreated() {
+    long t = db.dbNow() + 600_000;
+    UUID f = fp("tenant-a", "{\"chain\":1}");
+    TaskStore.Inserted stored = tasks.insert(task("tenant-a", t - 4_000, f, null)).await();
+    List<TaskStore.Inserted> out = tasks.insertMany(List.of(task("tenant-a", t, f, null),
+        task("tenant-a", t + 3_000, f, null), task("tenant-a", t + 4_500, f, null))).await();
+    assertEquals(stored.task().taskId(), out.get(0).task().taskId());
+    assertFalse(out.get(1).duplicate());
+    assertEquals(out.get(1).task().taskId(), out.get(2).task().taskId());
+    assertEquals(2, count());
+  }
+
+  /**
+   * 8 batches of the same 300 payloads, each in its own order, and 8 single inserts of some of them, all
+   * at once on 16 connections: each payload is one task, and every answer names it. Gates are locked in
+   * slot order whatever the request order, so nothing deadlocks.
+   */
+  @Test
+  void concurrentBatchesAndSingleInsertsOfTheSamePayloadsCreateEachOnce() {
+    Vertx vertx = Vertx.vertx();
+    Pool wide = Database.pool(vertx, Database.connectOptions(db.pg.url()), 16);
+    try {
+      TaskStore racing = new TaskStore(wide);
+      long t = db.dbNow() + 600_000;
+      List<UUID> payloads = new ArrayList<>();
+      for (int i = 0; i < 300; i++) {
+        payloads.add(fp("tenant-a", "{\"race\":" + i + "}"));
+      }
+      List<Future<List<TaskStore.Inserted>>> batches = new ArrayList<>();
+      List<Future<TaskStore.Inserted>> singles = new ArrayList<>();
+      for (int c = 0; c < 8; c++) {
+        List<UUID> order = new ArrayList<>(payloads);
+        java.util.Collections.shuffle(order, new java.util.Random(c));
+        List<NewTask> batch = new ArrayList<>();
+        for (UUID f : order) {
+          batch.add(task("tenant-a", t + c * 100L, f, null));
+        }
+        batches.add(racing.insertMany(batch));
+        singles.add(racing.insert(task("tenant-a", t + c * 100L + 50, payloads.get(c * 37), null)));
+      }
+      Future.all(batches).await();
+      Future.all(singles).await();
+      java.util.Map<UUID, java.util.Set<Long>> answered = new java.util.HashMap<>();
+      for (Future<List<TaskStore.Inserted>> b : batches) {
+        for (TaskStore.Inserted ins : b.result()) {
+          answered.computeIfAbsent(fingerprintOf(ins.task().taskId()), k -> new java.util.HashSet<>())
+              .add(ins.task().taskId());
+        }
+      }
+      for (Future<TaskStore.Inserted> s : singles) {
+        answered.computeIfAbsent(fingerprintOf(s.result().task().taskId()), k -> new java.util.HashSet<>())
+            .add(s.result().task().taskId());
+      }
+      assertEquals(300, answered.size());
+      assertTrue(answered.values().stream().allMatch(ids -> ids.size() == 1), "every answer names the one task");
+      assertEquals(300, count());
+    } finally {
+      wide.close().await();
+      vertx.close().await();
+    }
+  }
+
+  private static UUID fingerprintOf(long taskId) {
+    return db.pool.preparedQuery("SELECT fingerprint FROM tasks WHERE task_id = $1")
+        .execute(io.vertx.sqlclient.Tuple.of(taskId)).await().iterator().next().getUUID(0);
   }
 
   /** 16 connections insert the same task at once, 20 times: one row each time, everyone told which. */
