@@ -101,6 +101,13 @@ public final class TaskStore {
          ORDER BY slot
            FOR UPDATE) AS locked""");
 
+  /** As LOCK_GATES, without waiting: the gates someone else holds are skipped; answers the slots locked. */
+  private static final Sql LOCK_FREE_GATES = Sql.of("""
+      SELECT slot FROM fingerprint_gates
+       WHERE slot IN (SELECT ax_fingerprint_gate(f) FROM unnest(:fingerprints::uuid[]) AS f)
+       ORDER BY slot
+         FOR UPDATE SKIP LOCKED""");
+
   /**
    * Many unsharded tasks in one statement (the batch endpoint): one round trip instead of one per
    * task. Rows a biz_key conflict or the fingerprint rule skipped are not returned; the caller answers
@@ -427,8 +434,17 @@ public final class TaskStore {
 
   /**
    * Inserts unsharded tasks, in one statement when no fingerprint repeats among them (else one per
-   * round of {@link FingerprintRounds}); the answers are in the order of {@code batch}. With fingerprints,
-   * the statements run in one transaction after their gates are locked.
+   * round of {@link FingerprintRounds}); the answers are in the order of {@code batch}.
+   *
+   * <p>With fingerprints, in up to two transactions. The first locks the gates no one else holds
+   * ({@code SKIP LOCKED}) and inserts the tasks whose gates it got (and those without a fingerprint).
+   * The second, only when some gates were busy, waits for them (in slot order) and inserts the rest.
+   * A busy gate is nearly always an unrelated fingerprint of a concurrent batch (65 536 gates, 1000
+   * fingerprints per batch), so waiting for all of them up front would make concurrent batches run
+   * one after another; this way they insert side by side and only the few tasks behind a busy gate
+   * wait. The first transaction never waits for a gate, so the two cannot deadlock with anyone. If the
+   * second fails, the future fails although the first committed: a retried batch is answered with the
+   * committed tasks as duplicates (fingerprint), as for any 5xx.
    */
   public Future<List<Inserted>> insertMany(List<NewTask> batch) {
     for (NewTask t : batch) {
@@ -436,26 +452,24 @@ public final class TaskStore {
         throw new IllegalArgumentException("insertMany takes unsharded tasks only");
       }
     }
-    List<java.util.UUID> fingerprints = new ArrayList<>();
-    batch.forEach(t -> {
-      if (t.fingerprint() != null) {
-        fingerprints.add(t.fingerprint());
-      }
-    });
+    List<java.util.UUID> fingerprints = fingerprintsOf(batch);
+    java.util.Map<Long, TaskRecord> inserted = new java.util.HashMap<>();
     Future<java.util.Map<Long, TaskRecord>> stored = fingerprints.isEmpty()
-        ? insertRound(pool, batch, new java.util.HashMap<>())
-        : pool.withTransaction(conn -> lockGates(conn, fingerprints).compose(v -> {
-          java.util.Map<Long, TaskRecord> inserted = new java.util.HashMap<>();
-          Future<java.util.Map<Long, TaskRecord>> rounds = Future.succeededFuture(inserted);
-          for (List<NewTask> round : FingerprintRounds.of(batch)) {
-            rounds = rounds.compose(m -> insertRound(conn, round, m));
+        ? insertRound(pool, batch, inserted)
+        : pool.withTransaction(conn -> lockFreeGates(conn, fingerprints).compose(free -> {
+          List<NewTask> now = new ArrayList<>();
+          List<NewTask> later = new ArrayList<>();
+          for (NewTask t : batch) {
+            (t.fingerprint() == null || free.contains(FingerprintGates.of(t.fingerprint())) ? now : later).add(t);
           }
-          return rounds;
-        }));
-    return stored.compose(inserted -> {
+          return insertRounds(conn, now, inserted).map(later);
+        })).compose(later -> later.isEmpty() ? Future.succeededFuture(inserted)
+            : pool.withTransaction(conn -> lockGates(conn, fingerprintsOf(later))
+                .compose(v -> insertRounds(conn, later, inserted))));
+    return stored.compose(done -> {
       List<Future<Inserted>> out = new ArrayList<>(batch.size());
       for (NewTask t : batch) {
-        TaskRecord rec = inserted.get(t.taskId());
+        TaskRecord rec = done.get(t.taskId());
         out.add(rec != null ? Future.succeededFuture(new Inserted(rec, null)) : existing(pool, t));
       }
       return Future.all(out).map(all -> {
@@ -464,6 +478,37 @@ public final class TaskStore {
         return list;
       });
     });
+  }
+
+  private static List<java.util.UUID> fingerprintsOf(List<NewTask> tasks) {
+    List<java.util.UUID> fingerprints = new ArrayList<>();
+    tasks.forEach(t -> {
+      if (t.fingerprint() != null) {
+        fingerprints.add(t.fingerprint());
+      }
+    });
+    return fingerprints;
+  }
+
+  /** {@code tasks} in rounds of {@link FingerprintRounds}, one statement each, on {@code conn}. */
+  private static Future<java.util.Map<Long, TaskRecord>> insertRounds(SqlClient conn, List<NewTask> tasks,
+                                                                      java.util.Map<Long, TaskRecord> into) {
+    Future<java.util.Map<Long, TaskRecord>> rounds = Future.succeededFuture(into);
+    for (List<NewTask> round : FingerprintRounds.of(tasks)) {
+      rounds = rounds.compose(m -> insertRound(conn, round, m));
+    }
+    return rounds;
+  }
+
+  /** Locks the gates of {@code fingerprints} that no one holds (see LOCK_FREE_GATES); answers their slots. */
+  private static Future<java.util.Set<Integer>> lockFreeGates(SqlClient conn, List<java.util.UUID> fingerprints) {
+    return conn.preparedQuery(LOCK_FREE_GATES.text())
+        .execute(LOCK_FREE_GATES.params().set("fingerprints", fingerprints.toArray(new java.util.UUID[0])).tuple())
+        .map(rows -> {
+          java.util.Set<Integer> slots = new java.util.HashSet<>();
+          rows.forEach(r -> slots.add(r.getInteger(0)));
+          return slots;
+        });
   }
 
   /** Locks the gates of {@code fingerprints} until the transaction of {@code conn} ends (see LOCK_GATES). */

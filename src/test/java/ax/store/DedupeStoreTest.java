@@ -196,6 +196,57 @@ class DedupeStoreTest {
         .execute(io.vertx.sqlclient.Tuple.of(taskId)).await().iterator().next().getUUID(0);
   }
 
+  /**
+   * A batch whose gate is held by an open transaction inserting an equal task: the other items are
+   * created at once, the equal one waits for that commit and is then answered with the committed task.
+   */
+  @Test
+  void aBatchInsertsPastABusyGateAndChecksBehindItAfterTheHolderCommits() throws Exception {
+    long t = db.dbNow() + 600_000;
+    UUID busy = fp("tenant-a", "{\"busy\":1}");
+    UUID free = fp("tenant-a", "{\"free\":1}");
+    NewTask held = task("tenant-a", t, busy, null);
+    io.vertx.sqlclient.SqlConnection holder = db.pool.getConnection().await();
+    try {
+      holder.begin().await();
+      // what a single insert does (V17's ax_fingerprint_free, then the row), left uncommitted
+      holder.preparedQuery("""
+          INSERT INTO tasks (task_id, tenant_id, api_key, task_type, trigger_time, next_trigger_time, status,
+                             callback_url, fingerprint)
+          SELECT $1, 'tenant-a', 'key-tenant-a', 'coupon.grant', $2, $2, 'DELAYED', 'http://127.0.0.1:9/hook', $3
+           WHERE ax_fingerprint_free($3, $2)""")
+          .execute(io.vertx.sqlclient.Tuple.of(held.taskId(), Times.toTimestamp(t), busy)).await();
+      Future<List<TaskStore.Inserted>> batch = tasks.insertMany(List.of(task("tenant-a", t + 1_000, busy, null),
+          task("tenant-a", t, free, null)));
+      long deadline = System.currentTimeMillis() + 10_000;
+      while (count() < 1 && System.currentTimeMillis() < deadline) {
+        Thread.sleep(20); // the item behind the free gate commits while the other waits
+      }
+      assertEquals(1, count(), "the item behind the free gate is stored while the busy gate is held");
+      assertFalse(batch.isComplete(), "the item behind the busy gate waits for the holder");
+      holder.query("COMMIT").execute().await();
+      List<TaskStore.Inserted> out = batch.await();
+      assertEquals(held.taskId(), out.get(0).task().taskId());
+      assertEquals(TaskStore.DuplicateReason.FINGERPRINT, out.get(0).duplicateReason());
+      assertFalse(out.get(1).duplicate());
+      assertEquals(2, count());
+    } finally {
+      holder.close().await();
+    }
+  }
+
+  @Test
+  void javaAndSqlPickTheSameGate() {
+    for (int i = 0; i < 200; i++) {
+      UUID f = fp("tenant-" + i, "{}");
+      int sql = db.pool.preparedQuery("SELECT ax_fingerprint_gate($1)").execute(io.vertx.sqlclient.Tuple.of(f))
+          .await().iterator().next().getInteger(0);
+      assertEquals(sql, FingerprintGates.of(f), f.toString());
+    }
+    assertEquals(FingerprintGates.COUNT, db.pool.query("SELECT count(*) FROM fingerprint_gates").execute().await()
+        .iterator().next().getLong(0));
+  }
+
   /** 16 connections insert the same task at once, 20 times: one row each time, everyone told which. */
   @Test
   void sixteenConcurrentInsertsCreateOneTask() {
