@@ -111,7 +111,7 @@ public final class TaskStore {
   /**
    * Many unsharded tasks in one statement (the batch endpoint): one round trip instead of one per
    * task. Rows a biz_key conflict or the fingerprint rule skipped are not returned; the caller answers
-   * them as duplicates. The fingerprint check is set-wise, so it cannot see rows of its own statement:
+   * them as duplicates. Only the id and the insert time are returned (see {@link NewTask#asInserted}). The fingerprint check is set-wise, so it cannot see rows of its own statement:
    * the caller passes equal fingerprints in separate statements (rounds), with their gates locked before
    * (LOCK_GATES). Rows go in fingerprint order (then request order), so two batches racing with the same
    * biz_keys tend to wait for each other in the same order.
@@ -132,7 +132,7 @@ public final class TaskStore {
                   AND x.trigger_time > u.trig - interval '5 seconds' AND x.trigger_time < u.trig + interval '5 seconds')
        ORDER BY fp, ord
       ON CONFLICT DO NOTHING
-      RETURNING\s""" + COLUMNS);
+      RETURNING task_id, created_at""");
 
   /**
    * The shards of just-inserted parents (a submitted sharded task, sharded occurrences): copies of their
@@ -560,11 +560,13 @@ public final class TaskStore {
         .set("max_retries", maxRetries).set("timeouts", timeouts).set("callback_urls", callbacks)
         .set("processors", processors).set("payloads", payloads).set("biz_keys", bizKeys)
         .set("notify_urls", notifyUrls).set("fingerprints", fingerprints).tuple();
+    java.util.Map<Long, NewTask> byId = new java.util.HashMap<>();
+    round.forEach(t -> byId.put(t.taskId(), t));
     return client.preparedQuery(INSERT_MANY.text()).execute(params).map(rows -> {
-      rows.forEach(r -> {
-        TaskRecord rec = toRecord(r);
-        into.put(rec.taskId(), rec);
-      });
+      // the rows are what was sent plus the defaults: only the id and the insert time are read back
+      for (Row r : rows) {
+        into.put(r.getLong(0), byId.get(r.getLong(0)).asInserted(r.getOffsetDateTime(1)));
+      }
       return into;
     });
   }

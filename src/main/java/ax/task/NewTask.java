@@ -45,6 +45,19 @@ public record NewTask(
   public static final int DEFAULT_MAX_RETRY = 2;
   public static final int DEFAULT_TIMEOUT_MS = 60_000;
 
+  /**
+   * The row this task became when inserted at {@code createdAt}: what it was given, the table's
+   * defaults (no attempt, retry or result yet, updated when created) and no parents. The batch insert
+   * answers with it instead of reading back and decoding every column of 1000 rows.
+   */
+  public TaskRecord asInserted(java.time.OffsetDateTime createdAt) {
+    return new TaskRecord(taskId, tenantId, taskType,
+        java.time.Instant.ofEpochMilli(triggerTimeMs).atOffset(java.time.ZoneOffset.UTC), status, priority, maxRetry,
+        0, 0, timeoutMs, callbackUrl, processor, payloadJson, bizKey, shardTotal, null, null, null, createdAt,
+        createdAt, null, status == TaskStatus.SKIPPED ? createdAt : null, null, null, java.util.List.of(), notifyUrl,
+        fingerprint != null);
+  }
+
   public NewTask withIdAndStatus(long id, TaskStatus newStatus) {
     return new NewTask(id, tenantId, apiKey, taskType, triggerTimeMs, newStatus, priority, maxRetry,
         timeoutMs, callbackUrl, processor, payloadJson, bizKey, shardTotal, notifyUrl, fingerprint);

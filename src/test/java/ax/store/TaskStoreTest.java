@@ -74,6 +74,27 @@ class TaskStoreTest {
     }
   }
 
+  /** The batch insert answers without reading its rows back: what it answers is what a read finds. */
+  @Test
+  void whatTheBatchInsertAnswersIsWhatIsStored() {
+    long now = db.dbNow();
+    List<NewTask> batch = List.of(StoreFixture.httpTask(now + 60_000, TaskStatus.DELAYED),
+        StoreFixture.processorTask(now + 1_234, TaskStatus.READY),
+        new NewTask(9_300_000L, "tenant-a", "key-a", "coupon.grant", now + 5_555, TaskStatus.DELAYED, 9, 7, 1_500,
+            "http://127.0.0.1:9/hook", null, "{\"b\":[1,2.5,\"x\"],\"a\":{\"z\":null}}", "order-77", 1,
+            "http://127.0.0.1:9/notify", java.util.UUID.randomUUID()));
+    List<TaskStore.Inserted> answered = tasks.insertMany(batch).await();
+    for (TaskStore.Inserted ins : answered) {
+      TaskRecord read = tasks.find("tenant-a", ins.task().taskId()).await().orElseThrow();
+      TaskRecord got = ins.task();
+      assertEquals(new io.vertx.core.json.JsonObject().put("p", read.payload() == null ? null
+              : io.vertx.core.json.Json.decodeValue(read.payload())),
+          new io.vertx.core.json.JsonObject().put("p", got.payload() == null ? null
+              : io.vertx.core.json.Json.decodeValue(got.payload())), "payload of " + got.taskId());
+      assertEquals(read.withPayload(null), got.withPayload(null), "task " + got.taskId());
+    }
+  }
+
   @Test
   void filtersAndTheTenantHoldOnEveryPageAndShardsAreNeverListed() {
     long now = db.dbNow();
