@@ -2,6 +2,7 @@ package ax.bench.compare;
 
 import ax.bench.Bench;
 import ax.bench.BenchDb;
+import ax.bench.DbCost;
 import ax.bench.Report;
 import ax.bench.peers.Outcome;
 import ax.bench.peers.RecurringOutcome;
@@ -133,6 +134,41 @@ public final class CompareReport {
     bars.put("ingest: tasks/s (pgbench: rows/s, 1000-row INSERTs)", ingest);
     bars.put("burst: executions/s (pgbench: single-row UPDATE tps)", drain);
     Charts.bars(dir.resolve("throughput.png"), "throughput, same machine, same PostgreSQL", "per second (log)", bars);
+    if (!dbCosts().isEmpty()) {
+      Charts.costBars(dir.resolve("db-wal.png"), "WAL bytes per task (pg_current_wal_lsn before/after)",
+          "bytes per task", perTask(DbCost.Figures::walPerTask), DbCost.TARGET_WAL_BYTES);
+      Charts.costBars(dir.resolve("db-cpu.png"), "PostgreSQL CPU per task (/proc, every postgres process)",
+          "µs per task", perTask(DbCost.Figures::pgCpuUsPerTask), DbCost.TARGET_PG_CPU_US);
+    }
+  }
+
+  /** Workload label → (system → what PostgreSQL paid), for the workloads measured: ingest, burst, spread. */
+  private Map<String, Map<String, DbCost.Figures>> dbCosts() {
+    Map<String, Map<String, DbCost.Figures>> m = new LinkedHashMap<>();
+    if (!r.ingestDb.isEmpty()) {
+      m.put("ingest (per task stored)", r.ingestDb);
+    }
+    putPhases(m, "burst (per task executed)", r.burst);
+    putPhases(m, "spread (per task executed)", r.spread);
+    return m;
+  }
+
+  private static void putPhases(Map<String, Map<String, DbCost.Figures>> m, String label, Map<String, Results.Phase> ph) {
+    if (!ph.isEmpty()) {
+      Map<String, DbCost.Figures> bySystem = new LinkedHashMap<>();
+      ph.forEach((s, p) -> bySystem.put(s, p.db()));
+      m.put(label, bySystem);
+    }
+  }
+
+  private Map<String, Map<String, Double>> perTask(ToDoubleFunction<DbCost.Figures> f) {
+    Map<String, Map<String, Double>> m = new LinkedHashMap<>();
+    dbCosts().forEach((w, bySystem) -> {
+      Map<String, Double> v = new LinkedHashMap<>();
+      bySystem.forEach((s, fig) -> v.put(s, f.applyAsDouble(fig)));
+      m.put(w, v);
+    });
+    return m;
   }
 
   private static String n(Map<String, Results.Phase> m) {
@@ -176,6 +212,7 @@ public final class CompareReport {
     ingest();
     burst();
     spread();
+    dbCost();
     recurring();
     flatness();
     submit();
@@ -373,6 +410,45 @@ public final class CompareReport {
     rows.add(row("scheduler CPU (s)", s -> has(r.spread, s) ? cpu(r.spread.get(s)) : "—"));
     table(rows, ratios(s -> has(r.spread, s) ? p99(r.spread.get(s)) : Double.NaN, false, "lateness p99"));
     line("![spread lateness](lateness-spread.png)");
+    line("");
+  }
+
+  private void dbCost() {
+    Map<String, Map<String, DbCost.Figures>> costs = dbCosts();
+    if (costs.isEmpty()) {
+      return;
+    }
+    line("## Database cost per task — WAL and PostgreSQL CPU");
+    line("");
+    line("How measured: **WAL** = `pg_wal_lsn_diff(after, before)` of `pg_current_wal_lsn()`; "
+        + "**PostgreSQL CPU** = user + system CPU of every `postgres` process from /proc (backends that ended in "
+        + "between included, through the postmaster's reaped-children time; 10 ms ticks per process), over the same "
+        + "interval; both ÷ tasks. Burst and spread: from the start of ingest to the end of the grace period after "
+        + "the last execution, so each task's insert, claim, execution and completion writes are in, and so is what "
+        + "the scheduler does while idle during the lead; ÷ tasks executed. Ingest: from the first call to the last "
+        + "answer, ÷ tasks stored (they stay stored, due in a day). Both figures are the whole cluster's: anything "
+        + "else writing to or running on this PostgreSQL at the time inflates them — the bench runs alone (see the "
+        + "load average). The first change to a page after a checkpoint logs the whole page (full_page_writes), so "
+        + "a phase a checkpoint falls into pays more; its cell names the checkpoints (anyone's CREATE or DROP DATABASE "
+        + "forces one). Cells: per task (whole interval).");
+    line("");
+    List<String[]> rows = new ArrayList<>();
+    costs.forEach((w, bySystem) -> {
+      rows.add(row(w + ": WAL per task", s -> bySystem.containsKey(s) ? bySystem.get(s).wal() : "—"));
+      rows.add(row(w + ": PostgreSQL CPU per task", s -> bySystem.containsKey(s) ? bySystem.get(s).cpu() : "—"));
+    });
+    StringBuilder footer = new StringBuilder();
+    for (String w : List.of("burst", "spread")) {
+      Results.Phase ax = (w.equals("burst") ? r.burst : r.spread).get("ax");
+      if (ax != null) {
+        footer.append(footer.length() == 0 ? "" : "\n").append("- ax, ").append(w).append(" (the performance issue's "
+            + "targets per executed task): ").append(ax.db().verdict()).append('.');
+      }
+    }
+    table(rows, footer.toString());
+    line("![WAL bytes per task](db-wal.png)");
+    line("");
+    line("![PostgreSQL CPU per task](db-cpu.png)");
     line("");
   }
 
