@@ -56,16 +56,20 @@ public final class DbCost implements AutoCloseable {
   /** The figures from {@link #start} to now, divided by {@code tasks}. */
   public Figures stop(long tasks) throws SQLException {
     double wal;
-    try (PreparedStatement q = c.prepareStatement("SELECT pg_wal_lsn_diff(pg_current_wal_lsn(), ?::pg_lsn)")) {
+    String lsn1;
+    try (PreparedStatement q = c.prepareStatement(
+        "SELECT pg_wal_lsn_diff(l, ?::pg_lsn), l::text FROM pg_current_wal_lsn() l")) {
       q.setString(1, lsn0);
-      wal = single(q.executeQuery()).getDouble(1);
+      ResultSet rs = single(q.executeQuery());
+      wal = rs.getDouble(1);
+      lsn1 = rs.getString(2);
     }
     double cpu = ProcCpu.ofCommand("postgres") - cpu0;
     long checkpoints;
     try (Statement st = c.createStatement()) {
       checkpoints = single(st.executeQuery(CHECKPOINTS)).getLong(1) - checkpoints0;
     }
-    return new Figures(tasks, wal, cpu, checkpoints);
+    return new Figures(tasks, wal, cpu, checkpoints, lsn0, lsn1);
   }
 
   /** The result set positioned on its one row (closed with its statement). */
@@ -87,9 +91,10 @@ public final class DbCost implements AutoCloseable {
 
   /**
    * WAL bytes, PostgreSQL CPU seconds and checkpoints begun over an interval in which {@code tasks} tasks were stored
-   * or executed.
+   * or executed, and the interval's WAL positions (for {@code pg_waldump --start=fromLsn --end=toLsn}).
    */
-  public record Figures(long tasks, double walBytes, double pgCpuSeconds, long checkpoints) {
+  public record Figures(long tasks, double walBytes, double pgCpuSeconds, long checkpoints, String fromLsn,
+                        String toLsn) {
     /** WAL bytes per task (NaN without tasks). */
     public double walPerTask() {
       return tasks == 0 ? Double.NaN : walBytes / tasks;
@@ -111,9 +116,9 @@ public final class DbCost implements AutoCloseable {
       return Report.fmt(pgCpuUsPerTask(), 0) + " µs (" + Report.fmt(pgCpuSeconds, 2) + " s)";
     }
 
-    /** "WAL 812 B (16.2 MB) · CPU 57 µs (1.14 s) per task", for logs. */
+    /** "WAL 812 B (16.2 MB) · CPU 57 µs (1.14 s) per task (WAL 0/E1BE0C0..0/F3A2B10)", for logs. */
     public String describe() {
-      return "WAL " + wal() + " · CPU " + cpu() + " per task";
+      return "WAL " + wal() + " · CPU " + cpu() + " per task (WAL " + fromLsn + ".." + toLsn + ")";
     }
 
     /** Whether both figures are within the targets. */
