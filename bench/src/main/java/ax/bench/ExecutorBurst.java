@@ -143,7 +143,7 @@ final class ExecutorBurst {
   /** One burst; its figures, or null if it failed (the report says why). */
   private Figures burst(String label, int n, long leadMs, long drainTimeoutMs, List<Executor> executors)
       throws Exception {
-    try (DbCost cost = DbCost.start(h.db.connect())) {
+    try (DbCost cost = DbCost.start(h.db.connect(), h.options)) {
       return burst(label, n, leadMs, drainTimeoutMs, executors, cost);
     }
   }

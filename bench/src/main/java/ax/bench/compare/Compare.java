@@ -159,7 +159,7 @@ public final class Compare {
   private void ingest(Contender c) throws Exception {
     Schedule s = new Schedule(n, System.currentTimeMillis() + DAY_MS, 3_600_000L);
     Contender.Ingested ig;
-    try (DbCost cost = DbCost.start(c.connectDb())) {
+    try (DbCost cost = DbCost.start(c.connectDb(), o)) {
       ig = c.ingest("ingest", s, threads, chunk);
       results.ingestDb.put(c.name(), cost.stop(ig.accepted()));
     }
@@ -348,7 +348,7 @@ public final class Compare {
    * are in) per task executed.
    */
   private Results.Phase phase(Contender c, String workload, String phase, Schedule s) throws Exception {
-    try (DbCost cost = DbCost.start(c.connectDb())) {
+    try (DbCost cost = DbCost.start(c.connectDb(), o)) {
       return phase(c, workload, phase, s, cost);
     }
   }

@@ -420,17 +420,19 @@ public final class CompareReport {
     }
     line("## Database cost per task — WAL and PostgreSQL CPU");
     line("");
-    line("How measured: **WAL** = `pg_wal_lsn_diff(after, before)` of `pg_current_wal_lsn()`; "
-        + "**PostgreSQL CPU** = user + system CPU of every `postgres` process from /proc (backends that ended in "
-        + "between included, through the postmaster's reaped-children time; 10 ms ticks per process), over the same "
-        + "interval; both ÷ tasks. Burst and spread: from the start of ingest to the end of the grace period after "
-        + "the last execution, so each task's insert, claim, execution and completion writes are in, and so is what "
-        + "the scheduler does while idle during the lead; ÷ tasks executed. Ingest: from the first call to the last "
-        + "answer, ÷ tasks stored (they stay stored, due in a day). Both figures are the whole cluster's: anything "
-        + "else writing to or running on this PostgreSQL at the time inflates them — the bench runs alone (see the "
-        + "load average). The first change to a page after a checkpoint logs the whole page (full_page_writes), so "
-        + "a phase a checkpoint falls into pays more; its cell names the checkpoints (anyone's CREATE or DROP DATABASE "
-        + "forces one). Cells: per task (whole interval).");
+    line("How measured: **WAL** = the records the measured database wrote (and records of no database, such as "
+        + "checkpoints), read as they are written with `pg_waldump --follow` from `pg_current_wal_lsn()` at the start "
+        + "to `pg_current_wal_lsn()` at the end — so other sessions on this PostgreSQL do not count; a cell that says "
+        + "\"of the cluster\" is `pg_wal_lsn_diff(end, start)`, everything the cluster wrote, because the WAL could not "
+        + "be read (or `--cluster-wal`). **PostgreSQL CPU** = user + system CPU (/proc, 10 ms ticks) of the backends "
+        + "connected to the measured database and of PostgreSQL's background processes, sampled with "
+        + "`pg_stat_activity` every second; other databases' sessions are not counted. Both ÷ tasks. Burst and "
+        + "spread: from the start of ingest to the end of the grace period after the last execution — each task's "
+        + "insert, claim, execution and completion writes, and what the scheduler does while idle during the lead — "
+        + "÷ tasks executed. Ingest: from the first call to the last answer, ÷ tasks stored (due in a day). After a "
+        + "checkpoint the first change to each page logs the whole 8 kB page, and anyone's CREATE or DROP DATABASE "
+        + "forces one, so a cell names the checkpoints that began in its interval: such a cell reads high. Cells: per "
+        + "task (whole interval).");
     line("");
     List<String[]> rows = new ArrayList<>();
     costs.forEach((w, bySystem) -> {
