@@ -151,10 +151,10 @@ final class WalByDatabase implements AutoCloseable {
   synchronized long[] until(String toLsn, long timeoutMs) throws InterruptedException {
     until = lsn(toLsn);
     long deadline = System.currentTimeMillis() + timeoutMs;
-    while (readTo + 8192 < until && System.currentTimeMillis() < deadline && !closed) {
+    while (readTo < until - 8192 && System.currentTimeMillis() < deadline && !closed) {
       wait(200);
     }
-    if (readTo + 8192 < until) {
+    if (readTo < until - 8192) {
       System.err.println("WalByDatabase: pg_waldump reached " + Long.toHexString(readTo) + " of " + toLsn + " (closed "
           + closed + "): " + tail());
       return null;
