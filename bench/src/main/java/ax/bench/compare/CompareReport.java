@@ -135,9 +135,9 @@ public final class CompareReport {
     bars.put("burst: executions/s (pgbench: single-row UPDATE tps)", drain);
     Charts.bars(dir.resolve("throughput.png"), "throughput, same machine, same PostgreSQL", "per second (log)", bars);
     if (!dbCosts().isEmpty()) {
-      Charts.costBars(dir.resolve("db-wal.png"), "WAL bytes per task (pg_current_wal_lsn before/after)",
+      Charts.costBars(dir.resolve("db-wal.png"), "WAL bytes per task (the system's own records, pg_waldump --follow)",
           "bytes per task", perTask(DbCost.Figures::walPerTask), DbCost.TARGET_WAL_BYTES);
-      Charts.costBars(dir.resolve("db-cpu.png"), "PostgreSQL CPU per task (/proc, every postgres process)",
+      Charts.costBars(dir.resolve("db-cpu.png"), "PostgreSQL CPU per task (the system's backends + background processes)",
           "µs per task", perTask(DbCost.Figures::pgCpuUsPerTask), DbCost.TARGET_PG_CPU_US);
     }
   }
