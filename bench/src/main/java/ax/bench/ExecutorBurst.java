@@ -230,8 +230,8 @@ final class ExecutorBurst {
             + " / " + Report.fmt((cpuAfter[2] - cpuBefore[2]) / wall, 2) + " of 2 cores");
     h.report.result("of which the scheduler's JIT compiler threads (near 0 once warmed up)",
         Report.fmt((cpuAfter[3] - cpuBefore[3]) / wall, 2) + " cores");
-    h.report.result("WAL per task, submit → all SUCCESS (pg_current_wal_lsn; whole cluster)", db.wal());
-    h.report.result("PostgreSQL CPU per task, same interval (/proc, every postgres process)", db.cpu());
+    h.report.result("WAL per task, submit → all SUCCESS (ax's database; DbCost)", db.wal());
+    h.report.result("PostgreSQL CPU per task, same interval (ax's backends + background)", db.cpu());
     if (duplicates > 0) {
       h.report.fail(label + ": " + duplicates + " tasks ran more than once");
     }
