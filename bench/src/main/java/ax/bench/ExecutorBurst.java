@@ -10,6 +10,8 @@ import io.vertx.ext.web.client.WebClient;
 import io.vertx.ext.web.client.WebClientOptions;
 
 import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.nio.channels.SeekableByteChannel;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.sql.Connection;
@@ -26,8 +28,9 @@ import java.util.concurrent.TimeUnit;
  * executed by two executor processes (the SDK's demo command with the {@code noop} processor) connected
  * over the bridge. Measures drain time and executions/s from the due instant to the last task's
  * finished_at, and the per-task dispatch overhead from the scheduler's own meter (claim → DISPATCHING write → push → ack,
- * per batch, divided by the batch size). Every task must run exactly once: the executors' record files
- * are compared.
+ * per batch, divided by the batch size), and what PostgreSQL paid per task ({@link DbCost}: WAL bytes and CPU
+ * from before the submission to the last task's SUCCESS). Every task must run exactly once: the executors' record
+ * files are compared.
  */
 final class ExecutorBurst {
   private final Harness h;
@@ -63,7 +66,7 @@ final class ExecutorBurst {
   }
 
   /** What one burst measured. */
-  record Figures(double perSecond, double claimToAckMs) {
+  record Figures(double perSecond, double claimToAckMs, DbCost.Figures db) {
   }
 
   void run(int executors, int n, int warmups, int warmupN, int bursts, long leadMs, long drainTimeoutMs)
@@ -140,7 +143,15 @@ final class ExecutorBurst {
   /** One burst; its figures, or null if it failed (the report says why). */
   private Figures burst(String label, int n, long leadMs, long drainTimeoutMs, List<Executor> executors)
       throws Exception {
+    try (DbCost cost = DbCost.start(h.db.connect(), h.options)) {
+      return burst(label, n, leadMs, drainTimeoutMs, executors, cost);
+    }
+  }
+
+  private Figures burst(String label, int n, long leadMs, long drainTimeoutMs, List<Executor> executors, DbCost cost)
+      throws Exception {
     String type = "bench.exec." + label;
+    long[] recordSizes = recordSizes(executors);
     long due = System.currentTimeMillis() + leadMs;
     long submitStart = System.currentTimeMillis();
     List<String> ids = submit(type, n, due);
@@ -157,18 +168,25 @@ final class ExecutorBurst {
     String progress = "";
     long deadline = due + drainTimeoutMs;
     int done = 0;
+    DbCost.Figures db = null;
     // The poll only detects the end; the end itself is PostgreSQL's own finished_at of the last task.
     // Polling every 20 ms cost PostgreSQL ~10 % of its CPU during a drain (pg_stat_statements), which
-    // the system under test then lacked.
+    // the system under test then lacked; so PostgreSQL is asked only once the executors' record files show
+    // every task started, and its cost per task is not the bench's polling.
     try (Connection c = h.db.connect();
          PreparedStatement q = c.prepareStatement("SELECT count(*) FROM tasks WHERE task_type = ? AND status = 'SUCCESS'")) {
       q.setString(1, type);
       while (System.currentTimeMillis() < deadline) {
+        if (startedSince(executors, recordSizes) < n) {
+          Thread.sleep(POLL_MS);
+          continue;
+        }
         try (ResultSet rs = q.executeQuery()) {
           rs.next();
           done = rs.getInt(1);
         }
         if (done == n) {
+          db = cost.stop(n);
           long[] finished = finishTimes(c, type);
           doneAt = finished[finished.length - 1];
           StringBuilder ms = new StringBuilder();
@@ -212,23 +230,59 @@ final class ExecutorBurst {
             + " / " + Report.fmt((cpuAfter[2] - cpuBefore[2]) / wall, 2) + " of 2 cores");
     h.report.result("of which the scheduler's JIT compiler threads (near 0 once warmed up)",
         Report.fmt((cpuAfter[3] - cpuBefore[3]) / wall, 2) + " cores");
+    h.report.result("WAL per task, submit → all SUCCESS (ax's database; DbCost)", db.wal());
+    h.report.result("PostgreSQL CPU per task, same interval (ax's backends + background)", db.cpu());
     if (duplicates > 0) {
       h.report.fail(label + ": " + duplicates + " tasks ran more than once");
     }
-    return new Figures(n / drainS, batchSeconds / dispatched * 1000);
+    return new Figures(n / drainS, batchSeconds / dispatched * 1000, db);
+  }
+
+  private static long[] recordSizes(List<Executor> executors) throws IOException {
+    long[] sizes = new long[executors.size()];
+    for (int i = 0; i < sizes.length; i++) {
+      sizes[i] = Files.size(executors.get(i).record());
+    }
+    return sizes;
+  }
+
+  /** Lines the executors appended to their record files since {@code sizes}: one per execution started. */
+  private static long startedSince(List<Executor> executors, long[] sizes) throws IOException {
+    long lines = 0;
+    ByteBuffer b = ByteBuffer.allocate(64 * 1024);
+    for (int i = 0; i < sizes.length; i++) {
+      try (SeekableByteChannel ch = Files.newByteChannel(executors.get(i).record())) {
+        ch.position(sizes[i]);
+        while (ch.read(b) > 0) {
+          b.flip();
+          while (b.hasRemaining()) {
+            lines += b.get() == '\n' ? 1 : 0;
+          }
+          b.clear();
+        }
+      }
+    }
+    return lines;
   }
 
   /** Medians over the measured bursts: the figures issue 4's targets are checked against. */
   private void summarize(List<Figures> measured, int n) {
     double[] rates = measured.stream().mapToDouble(Figures::perSecond).sorted().toArray();
     double[] acks = measured.stream().mapToDouble(Figures::claimToAckMs).sorted().toArray();
+    double[] wal = measured.stream().mapToDouble(f -> f.db().walPerTask()).sorted().toArray();
+    double[] pg = measured.stream().mapToDouble(f -> f.db().pgCpuUsPerTask()).sorted().toArray();
     h.report.section("executors: medians of " + measured.size() + " measured bursts of " + n);
     h.report.result("executions/s, median (each, sorted)", Report.fmt(median(rates), 0) + " ("
         + join(rates, 0) + ")");
     h.report.result("claim→ack per task, median (each, sorted)", Report.fmt(median(acks), 3) + " ms ("
         + join(acks, 3) + ")");
-    System.out.printf("executors: %d tasks per burst, median of %d bursts: %.0f/s; claim→ack %.3f ms per task%n",
-        n, measured.size(), median(rates), median(acks));
+    h.report.result("WAL bytes per task, median (each, sorted)", Report.fmt(median(wal), 0) + " (" + join(wal, 0)
+        + "); target ≤ " + Report.fmt(DbCost.TARGET_WAL_BYTES, 0));
+    h.report.result("PostgreSQL CPU µs per task, median (each, sorted)", Report.fmt(median(pg), 0) + " ("
+        + join(pg, 0) + "); target ≤ " + Report.fmt(DbCost.TARGET_PG_CPU_US, 0));
+    System.out.printf("executors: %d tasks per burst, median of %d bursts: %.0f/s; claim→ack %.3f ms per task; "
+            + "PostgreSQL %.0f WAL bytes and %.0f µs CPU per task%n",
+        n, measured.size(), median(rates), median(acks), median(wal), median(pg));
   }
 
   private static double median(double[] sorted) {

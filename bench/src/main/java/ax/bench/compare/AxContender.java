@@ -14,6 +14,7 @@ import io.vertx.core.json.JsonArray;
 import io.vertx.core.json.JsonObject;
 import java.nio.file.Path;
 import java.sql.Connection;
+import java.sql.SQLException;
 import java.sql.Statement;
 import java.util.LinkedHashMap;
 import java.util.Map;
@@ -179,6 +180,11 @@ public final class AxContender implements Contender {
   @Override
   public double cpuSeconds() {
     return h.server.cpuSeconds();
+  }
+
+  @Override
+  public Connection connectDb() throws SQLException {
+    return h.db.connect();
   }
 
   @Override

@@ -17,11 +17,15 @@ import org.jfree.chart.axis.CategoryAxis;
 import org.jfree.chart.axis.LogAxis;
 import org.jfree.chart.axis.NumberAxis;
 import org.jfree.chart.axis.NumberTickUnit;
+import org.jfree.chart.axis.ValueAxis;
 import org.jfree.chart.plot.CategoryPlot;
+import org.jfree.chart.plot.ValueMarker;
 import org.jfree.chart.plot.XYPlot;
 import org.jfree.chart.renderer.category.BarRenderer;
 import org.jfree.chart.renderer.category.StandardBarPainter;
 import org.jfree.chart.renderer.xy.XYLineAndShapeRenderer;
+import org.jfree.chart.ui.RectangleAnchor;
+import org.jfree.chart.ui.TextAnchor;
 import org.jfree.data.category.DefaultCategoryDataset;
 import org.jfree.data.xy.XYSeries;
 import org.jfree.data.xy.XYSeriesCollection;
@@ -78,6 +82,28 @@ public final class Charts {
   /** Grouped bars on a log axis: {@code values} is category → (series → value). */
   public static void bars(Path png, String title, String valueAxis, Map<String, Map<String, Double>> values)
       throws IOException {
+    LogAxis y = new LogAxis(valueAxis);
+    y.setSmallestValue(1);
+    y.setNumberFormatOverride(new DecimalFormat("#,##0"));
+    bars(png, title, y, values, Double.NaN);
+  }
+
+  /**
+   * Grouped bars on a linear axis from 0, so bar lengths compare as ratios, with a dashed line at {@code target}
+   * (none if NaN): {@code values} is category → (series → value).
+   */
+  public static void costBars(Path png, String title, String valueAxis, Map<String, Map<String, Double>> values,
+                              double target) throws IOException {
+    NumberAxis y = new NumberAxis(valueAxis);
+    y.setNumberFormatOverride(new DecimalFormat("#,##0"));
+    double top = values.values().stream().flatMap(m -> m.values().stream())
+        .filter(v -> v != null && !v.isNaN()).mapToDouble(Double::doubleValue).max().orElse(1);
+    y.setRange(0, 1.15 * (Double.isNaN(target) ? top : Math.max(top, target))); // the target line and labels fit
+    bars(png, title, y, values, target);
+  }
+
+  private static void bars(Path png, String title, ValueAxis y, Map<String, Map<String, Double>> values,
+                           double target) throws IOException {
     DefaultCategoryDataset data = new DefaultCategoryDataset();
     for (Map.Entry<String, Map<String, Double>> cat : values.entrySet()) {
       for (Map.Entry<String, Double> s : cat.getValue().entrySet()) {
@@ -86,9 +112,6 @@ public final class Charts {
         }
       }
     }
-    LogAxis y = new LogAxis(valueAxis);
-    y.setSmallestValue(1);
-    y.setNumberFormatOverride(new DecimalFormat("#,##0"));
     BarRenderer r = new BarRenderer();
     r.setBarPainter(new StandardBarPainter());
     r.setShadowVisible(false);
@@ -101,6 +124,14 @@ public final class Charts {
     }
     plot.setBackgroundPaint(Color.WHITE);
     plot.setRangeGridlinePaint(Color.LIGHT_GRAY);
+    if (!Double.isNaN(target)) {
+      ValueMarker m = new ValueMarker(target, Color.RED, new BasicStroke(1.5f, BasicStroke.CAP_BUTT,
+          BasicStroke.JOIN_MITER, 10f, new float[] {6f, 4f}, 0f));
+      m.setLabel("target ≤ " + new DecimalFormat("#,##0").format(target));
+      m.setLabelAnchor(RectangleAnchor.TOP_RIGHT);
+      m.setLabelTextAnchor(TextAnchor.BOTTOM_RIGHT);
+      plot.addRangeMarker(m);
+    }
     ChartUtils.saveChartAsPNG(png.toFile(), new JFreeChart(title, JFreeChart.DEFAULT_TITLE_FONT, plot, true),
         WIDTH, HEIGHT);
   }

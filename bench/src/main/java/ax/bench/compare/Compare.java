@@ -1,6 +1,7 @@
 package ax.bench.compare;
 
 import ax.bench.Bench;
+import ax.bench.DbCost;
 import ax.bench.Harness;
 import ax.bench.Options;
 import ax.bench.Report;
@@ -151,12 +152,19 @@ public final class Compare {
   // ------------------------------------------------------------------------------------------------
   // workloads
 
-  /** N tasks due in a day (so none fire), scheduled as fast as the API allows from the client threads. */
+  /**
+   * N tasks due in a day (so none fire), scheduled as fast as the API allows from the client threads; what
+   * PostgreSQL paid from the first call to the last answer, per task stored.
+   */
   private void ingest(Contender c) throws Exception {
     Schedule s = new Schedule(n, System.currentTimeMillis() + DAY_MS, 3_600_000L);
-    Contender.Ingested ig = c.ingest("ingest", s, threads, chunk);
+    Contender.Ingested ig;
+    try (DbCost cost = DbCost.start(c.connectDb(), o)) {
+      ig = c.ingest("ingest", s, threads, chunk);
+      results.ingestDb.put(c.name(), cost.stop(ig.accepted()));
+    }
     System.out.println("[compare] " + c.name() + " ingest: " + ig.accepted() + " in " + ig.ms() + " ms = "
-        + Math.round(ig.perSecond()) + " tasks/s");
+        + Math.round(ig.perSecond()) + " tasks/s; PostgreSQL " + results.ingestDb.get(c.name()).describe());
     results.ingest.put(c.name(), ig);
     if (ig.rejected() > 0) {
       results.failures.add(c.name() + " ingest: " + ig.rejected() + " rejected, e.g. " + ig.errorSample());
@@ -334,8 +342,18 @@ public final class Compare {
     }
   }
 
-  /** Schedules a phase, waits until all executed or the drain deadline, and records the outcome. */
+  /**
+   * Schedules a phase, waits until all executed or the drain deadline, and records the outcome, with what
+   * PostgreSQL paid from the start of ingest to the end of the grace period (so the last tasks' completion writes
+   * are in) per task executed.
+   */
   private Results.Phase phase(Contender c, String workload, String phase, Schedule s) throws Exception {
+    try (DbCost cost = DbCost.start(c.connectDb(), o)) {
+      return phase(c, workload, phase, s, cost);
+    }
+  }
+
+  private Results.Phase phase(Contender c, String workload, String phase, Schedule s, DbCost cost) throws Exception {
     double cpu0 = c.cpuSeconds();
     long t0 = System.currentTimeMillis();
     Contender.Ingested ig = c.ingest(phase, s, threads, chunk);
@@ -358,12 +376,13 @@ public final class Compare {
     }
     Thread.sleep(graceMs); // late duplicates
     Outcome out = c.outcome(phase);
-    Results.Phase p = new Results.Phase(c.name(), workload, phase, s, ig, out, c.cpuSeconds() - cpu0);
+    Results.Phase p = new Results.Phase(c.name(), workload, phase, s, ig, out, c.cpuSeconds() - cpu0,
+        cost.stop(out.executed()));
     results.add(p);
     System.out.println("[compare] " + c.name() + " " + phase + ": executed " + out.executed() + "/" + out.expected()
         + ", duplicates " + out.duplicates() + ", early " + out.early() + ", lateness p50 "
         + out.lateness().getValueAtPercentile(50) + " p99 " + out.lateness().getValueAtPercentile(99) + " max "
-        + out.lateness().getMaxValue() + " ms");
+        + out.lateness().getMaxValue() + " ms; PostgreSQL " + p.db().describe());
     return p;
   }
 }

@@ -2,6 +2,7 @@ package ax.bench.compare;
 
 import ax.bench.Bench;
 import ax.bench.BenchDb;
+import ax.bench.DbCost;
 import ax.bench.Report;
 import ax.bench.peers.Outcome;
 import ax.bench.peers.RecurringOutcome;
@@ -133,6 +134,41 @@ public final class CompareReport {
     bars.put("ingest: tasks/s (pgbench: rows/s, 1000-row INSERTs)", ingest);
     bars.put("burst: executions/s (pgbench: single-row UPDATE tps)", drain);
     Charts.bars(dir.resolve("throughput.png"), "throughput, same machine, same PostgreSQL", "per second (log)", bars);
+    if (!dbCosts().isEmpty()) {
+      Charts.costBars(dir.resolve("db-wal.png"), "WAL bytes per task (the system's own records, pg_waldump --follow)",
+          "bytes per task", perTask(DbCost.Figures::walPerTask), DbCost.TARGET_WAL_BYTES);
+      Charts.costBars(dir.resolve("db-cpu.png"), "PostgreSQL CPU per task (the system's backends + background processes)",
+          "µs per task", perTask(DbCost.Figures::pgCpuUsPerTask), DbCost.TARGET_PG_CPU_US);
+    }
+  }
+
+  /** Workload label → (system → what PostgreSQL paid), for the workloads measured: ingest, burst, spread. */
+  private Map<String, Map<String, DbCost.Figures>> dbCosts() {
+    Map<String, Map<String, DbCost.Figures>> m = new LinkedHashMap<>();
+    if (!r.ingestDb.isEmpty()) {
+      m.put("ingest (per task stored)", r.ingestDb);
+    }
+    putPhases(m, "burst (per task executed)", r.burst);
+    putPhases(m, "spread (per task executed)", r.spread);
+    return m;
+  }
+
+  private static void putPhases(Map<String, Map<String, DbCost.Figures>> m, String label, Map<String, Results.Phase> ph) {
+    if (!ph.isEmpty()) {
+      Map<String, DbCost.Figures> bySystem = new LinkedHashMap<>();
+      ph.forEach((s, p) -> bySystem.put(s, p.db()));
+      m.put(label, bySystem);
+    }
+  }
+
+  private Map<String, Map<String, Double>> perTask(ToDoubleFunction<DbCost.Figures> f) {
+    Map<String, Map<String, Double>> m = new LinkedHashMap<>();
+    dbCosts().forEach((w, bySystem) -> {
+      Map<String, Double> v = new LinkedHashMap<>();
+      bySystem.forEach((s, fig) -> v.put(s, f.applyAsDouble(fig)));
+      m.put(w, v);
+    });
+    return m;
   }
 
   private static String n(Map<String, Results.Phase> m) {
@@ -176,6 +212,7 @@ public final class CompareReport {
     ingest();
     burst();
     spread();
+    dbCost();
     recurring();
     flatness();
     submit();
@@ -373,6 +410,47 @@ public final class CompareReport {
     rows.add(row("scheduler CPU (s)", s -> has(r.spread, s) ? cpu(r.spread.get(s)) : "—"));
     table(rows, ratios(s -> has(r.spread, s) ? p99(r.spread.get(s)) : Double.NaN, false, "lateness p99"));
     line("![spread lateness](lateness-spread.png)");
+    line("");
+  }
+
+  private void dbCost() {
+    Map<String, Map<String, DbCost.Figures>> costs = dbCosts();
+    if (costs.isEmpty()) {
+      return;
+    }
+    line("## Database cost per task — WAL and PostgreSQL CPU");
+    line("");
+    line("How measured: **WAL** = the records the measured database wrote (and records of no database, such as "
+        + "checkpoints), read as they are written with `pg_waldump --follow` from `pg_current_wal_lsn()` at the start "
+        + "to `pg_current_wal_lsn()` at the end — so other sessions on this PostgreSQL do not count; a cell that says "
+        + "\"of the cluster\" is `pg_wal_lsn_diff(end, start)`, everything the cluster wrote, because the WAL could not "
+        + "be read (or `--cluster-wal`). **PostgreSQL CPU** = user + system CPU (/proc, 10 ms ticks) of the backends "
+        + "connected to the measured database and of PostgreSQL's background processes, sampled with "
+        + "`pg_stat_activity` every second; other databases' sessions are not counted. Both ÷ tasks. Burst and "
+        + "spread: from the start of ingest to the end of the grace period after the last execution — each task's "
+        + "insert, claim, execution and completion writes, and what the scheduler does while idle during the lead — "
+        + "÷ tasks executed. Ingest: from the first call to the last answer, ÷ tasks stored (due in a day). After a "
+        + "checkpoint the first change to each page logs the whole 8 kB page, and anyone's CREATE or DROP DATABASE "
+        + "forces one, so a cell names the checkpoints that began in its interval: such a cell reads high. Cells: per "
+        + "task (whole interval).");
+    line("");
+    List<String[]> rows = new ArrayList<>();
+    costs.forEach((w, bySystem) -> {
+      rows.add(row(w + ": WAL per task", s -> bySystem.containsKey(s) ? bySystem.get(s).wal() : "—"));
+      rows.add(row(w + ": PostgreSQL CPU per task", s -> bySystem.containsKey(s) ? bySystem.get(s).cpu() : "—"));
+    });
+    StringBuilder footer = new StringBuilder();
+    for (String w : List.of("burst", "spread")) {
+      Results.Phase ax = (w.equals("burst") ? r.burst : r.spread).get("ax");
+      if (ax != null) {
+        footer.append(footer.length() == 0 ? "" : "\n").append("- ax, ").append(w).append(" (the performance issue's "
+            + "targets per executed task): ").append(ax.db().verdict()).append('.');
+      }
+    }
+    table(rows, footer.toString());
+    line("![WAL bytes per task](db-wal.png)");
+    line("");
+    line("![PostgreSQL CPU per task](db-cpu.png)");
     line("");
   }
 

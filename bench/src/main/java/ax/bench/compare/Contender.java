@@ -4,6 +4,8 @@ import ax.bench.peers.Outcome;
 import ax.bench.peers.RecurringOutcome;
 import ax.bench.peers.RecurringPlan;
 import ax.bench.peers.Schedule;
+import java.sql.Connection;
+import java.sql.SQLException;
 import java.util.Map;
 
 /**
@@ -40,6 +42,9 @@ public interface Contender extends AutoCloseable {
 
   /** CPU seconds the scheduler process used so far. */
   double cpuSeconds();
+
+  /** A new connection to this system's database, for the bench's own probes ({@link ax.bench.DbCost}). */
+  Connection connectDb() throws SQLException;
 
   @Override
   void close();

@@ -15,6 +15,8 @@ import java.io.Writer;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.sql.Connection;
+import java.sql.SQLException;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -159,6 +161,11 @@ public final class PeerContender implements Contender {
   @Override
   public double cpuSeconds() {
     return ServerProcess.cpuSeconds(process.pid());
+  }
+
+  @Override
+  public Connection connectDb() throws SQLException {
+    return db.connect();
   }
 
   @Override

@@ -1,6 +1,7 @@
 package ax.bench.compare;
 
 import ax.bench.Bench;
+import ax.bench.DbCost;
 import ax.bench.peers.Outcome;
 import ax.bench.peers.RecurringOutcome;
 import ax.bench.peers.RecurringPlan;
@@ -13,9 +14,12 @@ import java.util.TreeMap;
 
 /** Everything one comparison run measured, filled by {@link Compare}, read by the report and the charts. */
 public final class Results {
-  /** One phase of one system: what was scheduled, how ingest went, and what executed. */
+  /**
+   * One phase of one system: what was scheduled, how ingest went, what executed, the scheduler process's CPU
+   * seconds and what PostgreSQL paid ({@code db}), both from the start of ingest to the end of the grace period.
+   */
   public record Phase(String system, String workload, String phase, Schedule schedule, Contender.Ingested ingested,
-                      Outcome outcome, double cpuSeconds) {
+                      Outcome outcome, double cpuSeconds, DbCost.Figures db) {
     /** Last execution − the common trigger time (bursts). */
     public long drainMs() {
       return outcome.lastArrivalMs() - schedule.firstDueMs();
@@ -37,6 +41,8 @@ public final class Results {
 
   public final Map<String, Recurring> recurring = new LinkedHashMap<>();
   public final Map<String, Contender.Ingested> ingest = new LinkedHashMap<>();
+  /** What PostgreSQL paid for the ingest workload, per task stored. */
+  public final Map<String, DbCost.Figures> ingestDb = new LinkedHashMap<>();
   public final Map<String, Phase> burst = new LinkedHashMap<>();
   public final Map<String, Phase> spread = new LinkedHashMap<>();
   /** system → stored backlog → the spread measured over it. */
