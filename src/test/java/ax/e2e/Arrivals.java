@@ -54,6 +54,10 @@ record Arrivals(int tasks, int lost, int runTwice, int atLeastOnceReruns, long e
         "lateness_max_ms", FaultRow.percentile(lateness, 100));
   }
 
+  long p99() {
+    return FaultRow.percentile(lateness, 99);
+  }
+
   @Override
   public String toString() {
     return tasks + " tasks: lost " + lost + ", run twice " + runTwice + ", at-least-once re-runs " + atLeastOnceReruns

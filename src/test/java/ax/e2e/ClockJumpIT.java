@@ -55,9 +55,11 @@ class ClockJumpIT {
         // to true time.
         sleepUntil(first + (last - first) / 3);
         String jumped = leader == 0 ? "+1h" : "-1h";
+        long jumpedAt = System.currentTimeMillis();
         leaderClock.jump(jumped);
         double afterJump = awaitOffset(ax, leader, leader == 0 ? 3600 : -3600);
         sleepUntil(first + 2 * (last - first) / 3);
+        long returnedAt = System.currentTimeMillis();
         leaderClock.jump("+0s");
         double afterReturn = awaitOffset(ax, leader, 0);
 
@@ -71,6 +73,19 @@ class ClockJumpIT {
         System.out.printf("clock jump: %s; %s%n", arrivals, polls.describe());
         Map<String, Object> figures = new HashMap<>(arrivals.figures());
         figures.put("spurious_failovers", spuriousFailovers);
+        // Lateness before the jump, while the leader's clock was 2 h off its start, and after it came back:
+        // a jump that slowed firing would show here (ids are in trigger order)
+        List<Long> before = new ArrayList<>();
+        List<Long> during = new ArrayList<>();
+        List<Long> after = new ArrayList<>();
+        for (int i = 0; i < ids.size(); i++) {
+          long due = first + i * SPACING_MS;
+          (due < jumpedAt ? before : due < returnedAt ? during : after).add(ids.get(i));
+        }
+        String byPhase = String.format("p99 %d / %d / %d ms", Arrivals.of(receiver, before).p99(),
+            Arrivals.of(receiver, during).p99(), Arrivals.of(receiver, after).p99());
+        figures.put("lateness_before_during_after_jump", byPhase);
+        System.out.println("clock jump: lateness before / during / after the leader's jump: " + byPhase);
         figures.put("epochs_with_two_leaders", polls.epochsWithTwoLeaders());
         figures.put("offsets_seen_s", String.format("node-0 %.0f, node-1 %.0f; leader node-%d %.0f after its jump, %.0f after "
             + "the jump back", startOffsets[0], startOffsets[1], leader, afterJump, afterReturn));
