@@ -6,7 +6,7 @@
 #
 #   faults/run.sh [--quick|--full] [--no-build]
 #
-# --quick (default): a subset covering 21 rows, about 9 minutes on a 2-core machine.
+# --quick (default): a subset covering 21 rows, about 8 minutes on a 2-core machine.
 # --full: every test that records a row (not timed yet; roughly 15-20 minutes by its parts).
 # Exit status: 0 when every row that ran passed, 1 when a row failed, 2 on a usage or build error.
 set -uo pipefail
