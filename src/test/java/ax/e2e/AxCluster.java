@@ -26,15 +26,26 @@ final class AxCluster implements AutoCloseable {
   final List<Integer> bridgePorts = new ArrayList<>();
   private final List<Integer> clusterPorts = new ArrayList<>();
   private final Map<String, String> extraEnv;
+  private final Map<Integer, Map<String, String>> nodeEnv;
 
-  private AxCluster(TestPostgres pg, Map<String, String> extraEnv) {
+  private AxCluster(TestPostgres pg, Map<String, String> extraEnv, Map<Integer, Map<String, String>> nodeEnv) {
     this.pg = pg;
     this.extraEnv = extraEnv;
+    this.nodeEnv = nodeEnv;
   }
 
   /** Starts {@code size} nodes; with size 1 the node runs without a cluster manager. */
   static AxCluster start(TestPostgres pg, int size, Map<String, String> extraEnv) throws Exception {
-    AxCluster c = new AxCluster(pg, extraEnv);
+    return start(pg, size, extraEnv, Map.of());
+  }
+
+  /**
+   * As {@link #start(TestPostgres, int, Map)}, with variables for single nodes on top ({@code nodeEnv} by node
+   * index, e.g. one node's clock moved by {@link FakeTime}); they hold for the node's restarts too.
+   */
+  static AxCluster start(TestPostgres pg, int size, Map<String, String> extraEnv,
+                         Map<Integer, Map<String, String>> nodeEnv) throws Exception {
+    AxCluster c = new AxCluster(pg, extraEnv, nodeEnv);
     for (int i = 0; i < size; i++) {
       c.clusterPorts.add(AxProcess.freePort());
       c.bridgePorts.add(AxProcess.freePort());
@@ -84,6 +95,7 @@ final class AxCluster implements AutoCloseable {
       env.put("AX_CLUSTER_PORT", Integer.toString(clusterPorts.get(i)));
     }
     env.putAll(extraEnv);
+    env.putAll(nodeEnv.getOrDefault(i, Map.of()));
     return env;
   }
 

@@ -44,7 +44,12 @@ final class AxProcess implements AutoCloseable {
     e.putAll(env);
     e.put("AX_HTTP_PORT", Integer.toString(port));
     AxProcess p = new AxProcess(pb.start(), port, log);
-    p.awaitHealthy(Duration.ofSeconds(90));
+    try {
+      p.awaitHealthy(Duration.ofSeconds(90));
+    } catch (Exception | Error notHealthy) {
+      p.killHard(); // a node that never became healthy must not outlive the test that started it
+      throw notHealthy;
+    }
     return p;
   }
 
