@@ -6,7 +6,7 @@
 #
 #   faults/run.sh [--quick|--full] [--no-build]
 #
-# --quick (default): a subset covering 21 rows, about 8 minutes on a 2-core machine.
+# --quick (default): a subset covering 22 rows, about 9-10 minutes on a 2-core machine.
 # --full: every test that records a row (not timed yet; roughly 15-20 minutes by its parts).
 # Exit status: 0 when every row that ran passed, 1 when a row failed, 2 on a usage or build error.
 set -uo pipefail
@@ -43,8 +43,9 @@ quick_tests=(
   ClockJumpIT
   StuckRowsIT
   LongTaskIT
+  ElectionRaceIT
 )
-quick_props=(-Dax.faults.cancels=1000 -Dax.faults.bizkey=10000)
+quick_props=(-Dax.faults.cancels=1000 -Dax.faults.bizkey=10000 -Dax.faults.starts=3)
 # Full: everything that records a row, at the matrix's sizes.
 full_tests=(
   "${quick_tests[@]}"
@@ -57,7 +58,7 @@ full_tests=(
   'DedupeIT#sixteenClientsRacingOnTwoNodesCreateOneTaskPerPayload'
   ClockSkewIT
 )
-full_props=(-Dax.faults.cancels=1000 -Dax.faults.bizkey=10000)
+full_props=(-Dax.faults.cancels=1000 -Dax.faults.bizkey=10000 -Dax.faults.starts=20)
 
 if [ "$mode" = quick ]; then
   tests=("${quick_tests[@]}"); props=("${quick_props[@]}")

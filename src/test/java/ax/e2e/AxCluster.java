@@ -61,6 +61,42 @@ final class AxCluster implements AutoCloseable {
     return c;
   }
 
+  /**
+   * As {@link #start(TestPostgres, int, Map)}, with every node launched at the same moment (one thread each)
+   * instead of one after another: the election race of the fault matrix — nodes migrating the same empty
+   * database and bidding for the same lease at once.
+   */
+  static AxCluster startTogether(TestPostgres pg, int size, Map<String, String> extraEnv) throws Exception {
+    AxCluster c = new AxCluster(pg, extraEnv, Map.of());
+    for (int i = 0; i < size; i++) {
+      c.clusterPorts.add(AxProcess.freePort());
+      c.bridgePorts.add(AxProcess.freePort());
+    }
+    java.util.concurrent.ExecutorService launch = java.util.concurrent.Executors.newFixedThreadPool(size);
+    try {
+      List<java.util.concurrent.Future<AxProcess>> started = new ArrayList<>();
+      for (int i = 0; i < size; i++) {
+        Map<String, String> env = c.envFor(i, size);
+        started.add(launch.submit(() -> AxProcess.start("server", env)));
+      }
+      Exception failed = null;
+      for (java.util.concurrent.Future<AxProcess> f : started) {
+        try {
+          c.nodes.add(f.get());
+        } catch (java.util.concurrent.ExecutionException e) {
+          failed = failed != null ? failed : new Exception("a node did not start", e.getCause());
+        }
+      }
+      if (failed != null) {
+        c.close();
+        throw failed;
+      }
+    } finally {
+      launch.shutdown();
+    }
+    return c;
+  }
+
   /** Starts node {@code i} again (after it was killed) with the same ports. */
   AxProcess restart(int i) throws Exception {
     return restart(i, Map.of());
