@@ -198,7 +198,8 @@ public final class AlertNodeVerticle extends VerticleBase {
 
   /** At most one line a minute: a dead chat service must not flood the node's log. */
   private void logFailure(String line) {
-    long held = failureLog.admit(System.currentTimeMillis());
+    // monotonic: a wall clock stepped back an hour would otherwise silence these lines for that hour
+    long held = failureLog.admit(System.nanoTime() / 1_000_000);
     if (held >= 0) {
       LOG.log(Level.WARNING, line + (held > 0 ? " (" + held + " similar lines held back)" : ""));
     }
