@@ -42,6 +42,19 @@ public final class TaskStore {
           WHERE d.child_id = tasks.task_id) AS depends_on""";
 
   /**
+   * The fingerprint rule's window: trigger times less than {@value #FINGERPRINT_WINDOW} apart, written as
+   * a range over {@code column} so {@code tasks_fingerprint (fingerprint, trigger_time)} serves it. V17's
+   * {@code ax_fingerprint_free} states the same window for single inserts (a migration cannot read a
+   * Java constant); DedupeStoreTest holds both to the same boundary.
+   */
+  static final String FINGERPRINT_WINDOW = "5 seconds";
+
+  static String fingerprintNear(String column, String trigger) {
+    return "%1$s > %2$s - interval '%3$s' AND %1$s < %2$s + interval '%3$s'"
+        .formatted(column, trigger, FINGERPRINT_WINDOW);
+  }
+
+  /**
    * A new task is due at its trigger time: next_trigger_time starts equal to it. {@code waiting_on} and
    * {@code error} are set for a task with dependencies only (held CREATED, or SKIPPED at once). A task with
    * a fingerprint is inserted only if {@code ax_fingerprint_free} (V17) finds no equal task due less than
@@ -111,10 +124,12 @@ public final class TaskStore {
   /**
    * Many unsharded tasks in one statement (the batch endpoint): one round trip instead of one per
    * task. Rows a biz_key conflict or the fingerprint rule skipped are not returned; the caller answers
-   * them as duplicates. Only the id and the insert time are returned (see {@link NewTask#asInserted}). The fingerprint check is set-wise, so it cannot see rows of its own statement:
-   * the caller passes equal fingerprints in separate statements (rounds), with their gates locked before
-   * (LOCK_GATES). Rows go in fingerprint order (then request order), so two batches racing with the same
-   * biz_keys tend to wait for each other in the same order.
+   * them as duplicates. Only the id and the insert time are returned (see {@link NewTask#asInserted}).
+   * The fingerprint check is set-wise, so it cannot see rows of its own statement: the caller passes
+   * equal fingerprints in separate statements (rounds), with their gates locked before (LOCK_FREE_GATES
+   * in the first transaction, LOCK_GATES in the one that waits for the busy gates). Rows go in
+   * fingerprint order (then request order), so two batches racing with the same biz_keys tend to wait
+   * for each other in the same order.
    */
   private static final Sql INSERT_MANY = Sql.of("""
       INSERT INTO tasks (task_id, tenant_id, api_key, task_type, trigger_time, next_trigger_time, status, priority,
@@ -127,12 +142,10 @@ public final class TaskStore {
                     :biz_keys::text[], :notify_urls::text[], :fingerprints::uuid[])
              WITH ORDINALITY AS u(id, tenant, akey, ttype, trig, st, prio, mretry, tmo, cb, proc, pl, bk, nu, fp, ord)
        WHERE fp IS NULL OR NOT EXISTS (
-               SELECT 1 FROM tasks x
-                WHERE x.fingerprint = u.fp
-                  AND x.trigger_time > u.trig - interval '5 seconds' AND x.trigger_time < u.trig + interval '5 seconds')
+               SELECT 1 FROM tasks x WHERE x.fingerprint = u.fp AND %s)
        ORDER BY fp, ord
       ON CONFLICT DO NOTHING
-      RETURNING task_id, created_at""");
+      RETURNING task_id, created_at""".formatted(fingerprintNear("x.trigger_time", "u.trig")));
 
   /**
    * The shards of just-inserted parents (a submitted sharded task, sharded occurrences): copies of their
@@ -170,11 +183,10 @@ public final class TaskStore {
   private static final Sql FIND_BY_FINGERPRINT = Sql.of("SELECT " + READ_COLUMNS + """
        FROM tasks
       WHERE fingerprint = :fingerprint
-        AND trigger_time > :trigger::timestamptz - interval '5 seconds'
-        AND trigger_time < :trigger::timestamptz + interval '5 seconds'
+        AND %s
         AND tenant_id = :tenant
       ORDER BY trigger_time, task_id
-      LIMIT 1""");
+      LIMIT 1""".formatted(fingerprintNear("trigger_time", ":trigger::timestamptz")));
 
   private static final Sql FIND = Sql.of("SELECT " + READ_COLUMNS + " FROM tasks WHERE task_id = :id AND tenant_id = :tenant");
 

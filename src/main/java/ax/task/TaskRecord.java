@@ -38,13 +38,6 @@ public record TaskRecord(
     String notifyUrl,
     boolean dedupe) {
 
-  /** The same task with another payload (JSON text or null). */
-  public TaskRecord withPayload(String json) {
-    return new TaskRecord(taskId, tenantId, taskType, triggerTime, status, priority, maxRetry, retryCount, attempt,
-        timeoutMs, callbackUrl, processor, json, bizKey, shardTotal, lastRunNode, result, error, createdAt,
-        updatedAt, startedAt, finishedAt, scheduleId, scheduledTime, dependsOn, notifyUrl, dedupe);
-  }
-
   /** The same task with its parents known. */
   public TaskRecord withDependsOn(List<Long> parents) {
     return new TaskRecord(taskId, tenantId, taskType, triggerTime, status, priority, maxRetry, retryCount, attempt,

@@ -73,6 +73,25 @@ class DedupeStoreTest {
     assertEquals(3, count());
   }
 
+  /**
+   * The batch insert states the window in its own SQL (TaskStore.fingerprintNear), the single insert in
+   * V17's function: both must draw the line at exactly 5 s. Equal items go in successive rounds, so
+   * each is checked against the stored task and the items created before it.
+   */
+  @Test
+  void aBatchDrawsTheSameFiveSecondLineAsASingleInsert() {
+    long t = db.dbNow() + 600_000;
+    UUID f = fp("tenant-a", "{\"user\":42}");
+    TaskStore.Inserted stored = tasks.insert(task("tenant-a", t, f, null)).await();
+    List<TaskStore.Inserted> out = tasks.insertMany(List.of(task("tenant-a", t + 4_999, f, null),
+        task("tenant-a", t - 5_000, f, null), task("tenant-a", t + 5_000, f, null))).await();
+    assertEquals(TaskStore.DuplicateReason.FINGERPRINT, out.get(0).duplicateReason(), "4.999 s later");
+    assertEquals(stored.task().taskId(), out.get(0).task().taskId());
+    assertFalse(out.get(1).duplicate(), "exactly 5 s earlier");
+    assertFalse(out.get(2).duplicate(), "exactly 5 s later");
+    assertEquals(3, count());
+  }
+
   @Test
   void anotherTenantAnotherPayloadOrNoFingerprintIsAnotherTask() {
     long t = db.dbNow() + 600_000;
@@ -148,10 +167,7 @@ class DedupeStoreTest {
    */
   @Test
   void concurrentBatchesAndSingleInsertsOfTheSamePayloadsCreateEachOnce() {
-    Vertx vertx = Vertx.vertx();
-    Pool wide = Database.pool(vertx, Database.connectOptions(db.pg.url()), 16);
-    try {
-      TaskStore racing = new TaskStore(wide);
+    onSixteenConnections(racing -> {
       long t = db.dbNow() + 600_000;
       List<UUID> payloads = new ArrayList<>();
       for (int i = 0; i < 300; i++) {
@@ -185,6 +201,15 @@ class DedupeStoreTest {
       assertEquals(300, answered.size());
       assertTrue(answered.values().stream().allMatch(ids -> ids.size() == 1), "every answer names the one task");
       assertEquals(300, count());
+    });
+  }
+
+  /** Runs {@code race} with a store on a pool of 16 connections, so its inserts really run at once. */
+  private static void onSixteenConnections(java.util.function.Consumer<TaskStore> race) {
+    Vertx vertx = Vertx.vertx();
+    Pool wide = Database.pool(vertx, Database.connectOptions(db.pg.url()), 16);
+    try {
+      race.accept(new TaskStore(wide));
     } finally {
       wide.close().await();
       vertx.close().await();
@@ -250,10 +275,7 @@ class DedupeStoreTest {
   /** 16 connections insert the same task at once, 20 times: one row each time, everyone told which. */
   @Test
   void sixteenConcurrentInsertsCreateOneTask() {
-    Vertx vertx = Vertx.vertx();
-    Pool wide = Database.pool(vertx, Database.connectOptions(db.pg.url()), 16);
-    try {
-      TaskStore racing = new TaskStore(wide);
+    onSixteenConnections(racing -> {
       long t = db.dbNow() + 600_000;
       for (int round = 0; round < 20; round++) {
         UUID f = fp("tenant-a", "{\"round\":" + round + "}");
@@ -267,10 +289,7 @@ class DedupeStoreTest {
         assertEquals(1, all.stream().map(x -> x.result().task().taskId()).distinct().count(), "round " + round);
       }
       assertEquals(20, count());
-    } finally {
-      wide.close().await();
-      vertx.close().await();
-    }
+    });
   }
 
   private static long count() {

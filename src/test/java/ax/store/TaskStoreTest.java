@@ -91,8 +91,16 @@ class TaskStoreTest {
               : io.vertx.core.json.Json.decodeValue(read.payload())),
           new io.vertx.core.json.JsonObject().put("p", got.payload() == null ? null
               : io.vertx.core.json.Json.decodeValue(got.payload())), "payload of " + got.taskId());
-      assertEquals(read.withPayload(null), got.withPayload(null), "task " + got.taskId());
+      assertEquals(withoutPayload(read), withoutPayload(got), "task " + got.taskId());
     }
+  }
+
+  /** The task with no payload: payloads are compared as JSON (jsonb does not keep the submitted text). */
+  private static TaskRecord withoutPayload(TaskRecord t) {
+    return new TaskRecord(t.taskId(), t.tenantId(), t.taskType(), t.triggerTime(), t.status(), t.priority(),
+        t.maxRetry(), t.retryCount(), t.attempt(), t.timeoutMs(), t.callbackUrl(), t.processor(), null, t.bizKey(),
+        t.shardTotal(), t.lastRunNode(), t.result(), t.error(), t.createdAt(), t.updatedAt(), t.startedAt(),
+        t.finishedAt(), t.scheduleId(), t.scheduledTime(), t.dependsOn(), t.notifyUrl(), t.dedupe());
   }
 
   @Test
