@@ -174,7 +174,7 @@ public final class ExecutionStore {
    * Tasks waiting for an executor: READY ones (released by an executor, or rescued) and due DELAYED
    * ones the claim read but the dispatch could not hold (memory cap). Two index-friendly halves.
    */
-  private static final Sql LOAD_READY = Sql.of("""
+  static final Sql LOAD_READY = Sql.of("""
       (SELECT %1$s
          FROM tasks
         WHERE status = 'READY' AND processor = ANY(:processors) AND %2$s

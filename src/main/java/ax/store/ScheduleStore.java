@@ -33,8 +33,12 @@ import static ax.task.TaskStatus.READY;
  */
 public final class ScheduleStore {
 
-  /** Walks the (next_trigger_time, status) index from the cursor; never a full scan. */
-  private static final Sql LOAD_PENDING = Sql.of("""
+  /**
+   * Walks V19's {@code tasks_pending_due} (next_trigger_time, task_id) from the cursor; never a full scan.
+   * Its predicate, {@code status IN ('DELAYED','READY')}, is said here word for word so the planner can
+   * use the partial index (PendingIndexTest checks the plans).
+   */
+  static final Sql LOAD_PENDING = Sql.of("""
       SELECT task_id, next_trigger_time, priority
         FROM tasks
        WHERE next_trigger_time >= :after_time AND next_trigger_time <= :horizon
@@ -149,7 +153,7 @@ public final class ScheduleStore {
        LIMIT :limit""".formatted(Sql.RUNNING_IN_FLIGHT));
 
   /** Due tasks still waiting (DELAYED, or READY HTTP targets) within the lookback window. */
-  private static final Sql OVERDUE_PENDING = Sql.of("""
+  static final Sql OVERDUE_PENDING = Sql.of("""
       SELECT task_id, next_trigger_time, priority FROM tasks
        WHERE next_trigger_time >= now() - :lookback_ms * interval '1 millisecond'
          AND next_trigger_time <= now() - :grace_ms * interval '1 millisecond'
