@@ -50,7 +50,7 @@ import static ax.task.TaskStatus.SKIPPED;
  */
 public final class ExecutionStore {
 
-  private static final Sql DISPATCH = Sql.of("""
+  static final Sql DISPATCH = Sql.of("""
       WITH %s
       UPDATE tasks t SET
         status         = 'DISPATCHING',

@@ -33,11 +33,7 @@ import static ax.task.TaskStatus.READY;
  */
 public final class ScheduleStore {
 
-  /**
-   * Walks V19's {@code tasks_pending_due} (next_trigger_time, task_id) from the cursor; never a full scan.
-   * Its predicate, {@code status IN ('DELAYED','READY')}, is said here word for word so the planner can
-   * use the partial index (PendingIndexTest checks the plans).
-   */
+  /** Walks the (next_trigger_time, status) index from the cursor; never a full scan (PlanTest). */
   static final Sql LOAD_PENDING = Sql.of("""
       SELECT task_id, next_trigger_time, priority
         FROM tasks
@@ -60,7 +56,7 @@ public final class ScheduleStore {
    * tasks are only <em>read</em> (same fence): the executor dispatch moves them to DISPATCHING itself when
    * an executor has room, so a processor task costs one write less; while they wait they stay DELAYED.
    */
-  private static final Sql CLAIM_DUE = Sql.of("""
+  static final Sql CLAIM_DUE = Sql.of("""
       WITH %1$s, http AS (
         UPDATE tasks t SET
           status         = 'RUNNING',
@@ -89,7 +85,7 @@ public final class ScheduleStore {
       Sql.RUNS_ITSELF));
 
   /** Tasks of a fired batch that the claim skipped because the database says they are not due yet. */
-  private static final Sql NOT_YET_DUE = Sql.of("""
+  static final Sql NOT_YET_DUE = Sql.of("""
       SELECT task_id, next_trigger_time, priority FROM tasks
        WHERE task_id = ANY(:ids) AND status = 'DELAYED' AND next_trigger_time > now()""");
 
