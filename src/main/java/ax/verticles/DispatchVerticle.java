@@ -6,6 +6,7 @@ import ax.bus.LocalCodec;
 import ax.bus.ReadyBatch;
 import ax.bus.TaskBatch;
 import ax.clock.DbClock;
+import ax.dispatch.ClaimQueue;
 import ax.dispatch.CompletionWriter;
 import ax.dispatch.OutcomeBacklog;
 import ax.http.HttpTargetInvoker;
@@ -25,7 +26,6 @@ import io.opentelemetry.api.trace.Span;
 import io.opentelemetry.api.trace.SpanKind;
 import io.vertx.core.Future;
 
-import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.HashMap;
@@ -37,8 +37,9 @@ import java.util.logging.Level;
 import java.util.logging.Logger;
 
 /**
- * Turns due tasks into executions. For each batch from the wheel: one fenced claim
- * ({@link ScheduleStore#claimDue}); nothing runs before that claim has committed. Claimed HTTP targets
+ * Turns due tasks into executions. Batches from the wheel are claimed with one fenced statement
+ * ({@link ScheduleStore#claimDue}) each, or several together when they queued behind the claims in
+ * flight ({@link ClaimQueue}); nothing runs before its claim has committed. Claimed HTTP targets
  * are called through {@link HttpTargetInvoker}; their outcomes go through {@link OutcomePolicy} and are
  * written in batches by {@link CompletionWriter} — fenced by attempt, so what a call returned is kept
  * and written even if this node loses the lease or the database meanwhile ({@link OutcomeBacklog}).
@@ -87,7 +88,7 @@ public final class DispatchVerticle extends TermBoundVerticle {
   private final Map<Long, Span> resultSpans = new HashMap<>();
   private static final int MAX_OPEN_RESULT_SPANS = 100_000;
 
-  private final ArrayDeque<List<ScheduledTask>> queue = new ArrayDeque<>();
+  private final ClaimQueue queue;
   private int claimsInFlight;
   private CompletionWriter writer;
 
@@ -108,6 +109,7 @@ public final class DispatchVerticle extends TermBoundVerticle {
     this.backlog = backlog;
     this.metrics = metrics;
     this.settings = settings;
+    this.queue = new ClaimQueue(settings.claimBatch());
   }
 
   @Override
@@ -146,7 +148,7 @@ public final class DispatchVerticle extends TermBoundVerticle {
 
   private void pump() {
     while (claimsInFlight < settings.maxConcurrentClaims() && !queue.isEmpty()) {
-      claim(queue.poll());
+      claim(queue.next()); // what queued while the claims in flight ran goes in one statement
     }
   }
 
