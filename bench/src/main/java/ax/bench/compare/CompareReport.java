@@ -62,7 +62,7 @@ public final class CompareReport {
         }
         try (ResultSet rs = st.executeQuery("SELECT name, setting, unit FROM pg_settings WHERE name IN "
             + "('synchronous_commit','fsync','wal_level','shared_buffers','max_connections','max_wal_size',"
-            + "'checkpoint_timeout','work_mem','effective_io_concurrency') ORDER BY name")) {
+            + "'checkpoint_timeout','work_mem','effective_io_concurrency','autovacuum') ORDER BY name")) {
           while (rs.next()) {
             settings.append(settings.length() == 0 ? "" : ", ").append(rs.getString(1)).append('=')
                 .append(rs.getString(2)).append(rs.getString(3) == null ? "" : " " + rs.getString(3));
@@ -200,7 +200,7 @@ public final class CompareReport {
     line("| memory | " + m.memory() + " |");
     line("| JVM (bench, ax and peers) | " + m.jvm() + " |");
     line("| PostgreSQL | " + m.postgres() + " |");
-    line("| PostgreSQL settings (server defaults; durable commits for everyone) | " + m.pgSettings() + " |");
+    line("| PostgreSQL settings (as this server runs; durable commits for everyone; with autovacuum off nothing is vacuumed or analyzed during a run) | " + m.pgSettings() + " |");
     line("| load average at start / end | " + m.load() + " / " + loadAtEnd + " |");
     line("");
     line("The bench, every scheduler and PostgreSQL share these cores, and the machine was not otherwise idle "
