@@ -82,8 +82,13 @@ final class SyncHandler {
       return vertx.eventBus().<JsonObject>request(Addresses.SYNC_AWAIT, await,
               new DeliveryOptions().setSendTimeout(timeoutMs + SYNC_GRACE_MS))
           .map(reply -> reply.body())
-          .recover(e -> tasks.failUnfinished(who.tenantId(), r.taskId(),
-              "no outcome within timeout_ms (" + timeoutMs + " ms) on the sync endpoint"));
+          .recover(e -> ins.duplicate()
+              // answered with a task this request did not create (same biz_key, or same fingerprint as a
+              // task due within 5 s): the deadline is this request's, not that task's — say where it
+              // stands and leave it alone (ApiFuzzIT once saw a pending HTTP task failed this way)
+              ? tasks.find(who.tenantId(), r.taskId()).map(found -> standing(found.orElse(r)))
+              : tasks.failUnfinished(who.tenantId(), r.taskId(),
+                  "no outcome within timeout_ms (" + timeoutMs + " ms) on the sync endpoint"));
     }).onComplete(ar -> {
       if (ar.failed()) {
         ctx.fail(ar.cause());
@@ -91,6 +96,12 @@ final class SyncHandler {
         HttpJson.send(ctx, 200, answer(ar.result()));
       }
     });
+  }
+
+  /** A task's {task_id, status, result_json, error} as it stands, in the shape the outcome waiter answers. */
+  private static JsonObject standing(TaskRecord t) {
+    return new JsonObject().put("task_id", Long.toString(t.taskId())).put("status", t.status().name())
+        .put("result_json", t.result()).put("error", t.error());
   }
 
   /** {task_id, status, result_json, error} as the contract's answer: the result as JSON, exactly. */

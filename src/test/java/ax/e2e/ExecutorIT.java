@@ -217,6 +217,19 @@ class ExecutorIT {
           .put("timeout_ms", 5_000).encode());
       assertEquals(400, tooSlow.status());
       assertEquals("use_async_endpoint", tooSlow.code());
+      // a sync request answered with another task (same fingerprint, due within 5 s) waits its own
+      // timeout and leaves that task alone: it is not failed for this request's deadline
+      JsonObject pending = new JsonObject().put("task_type", "it.echo").put("processor", "nobody")
+          .put("payload", new JsonObject().put("dup", 1)).put("trigger_time", Instant.now().plusSeconds(2).toString());
+      ApiClient.Reply stored = api.submit(pending);
+      assertEquals(201, stored.status(), stored.raw().body());
+      ApiClient.Reply dup = api.post("/openapi/v1/tasks/sync", new JsonObject().put("task_type", "it.echo")
+          .put("processor", "echo").put("payload", new JsonObject().put("dup", 1)).put("timeout_ms", 300).encode());
+      assertEquals(200, dup.status(), dup.raw().body());
+      assertEquals(stored.body().getString("task_id"), dup.body().getString("task_id"));
+      JsonObject after = get(api, stored.body().getString("task_id"));
+      assertTrue(Set.of("DELAYED", "READY").contains(after.getString("status")),
+          "still waiting for its own time and an executor of its own: " + after.encode());
 
       ApiClient.Reply sharded = api.submit(task("echo", new JsonObject().put("job", 1)).put("shard_total", 16)
           .put("trigger_time", Instant.now().plusMillis(500).toString()));
