@@ -112,6 +112,7 @@ public record AxConfig(
       int loadBatch,
       int memoryCap,
       int claimBatch,
+      long claimLeadMs,
       long recoveryIntervalMs,
       long recoveryLookbackMs,
       long ackTimeoutMs,
@@ -120,7 +121,7 @@ public record AxConfig(
       RetryBackoff retryBackoff) {
 
     public static SchedulerTuning defaults() {
-      return new SchedulerTuning(10, 512, 10_000, 60_000, 1_000, 5_000, 500_000, 200,
+      return new SchedulerTuning(10, 512, 10_000, 60_000, 1_000, 5_000, 500_000, 200, 50,
           30_000, 3_600_000, 5_000, 10_000, 256, RetryBackoff.defaults());
     }
   }
@@ -137,6 +138,7 @@ public record AxConfig(
         r.intIn("AX_LOAD_BATCH", d.loadBatch(), 10, 100_000),
         r.intIn("AX_MEMORY_CAP", d.memoryCap(), 100, 50_000_000),
         r.intIn("AX_CLAIM_BATCH", d.claimBatch(), 1, 10_000),
+        r.longIn("AX_CLAIM_LEAD_MS", d.claimLeadMs(), 0, 1_000),
         r.longIn("AX_RECOVERY_INTERVAL_MS", d.recoveryIntervalMs(), 100, 3_600_000),
         r.longIn("AX_RECOVERY_LOOKBACK_MS", d.recoveryLookbackMs(), 60_000, 30L * 86_400_000),
         r.longIn("AX_ACK_TIMEOUT_MS", d.ackTimeoutMs(), 100, 600_000),
@@ -146,6 +148,10 @@ public record AxConfig(
     if (tuning.loadWindowMs() < tuning.wheelWindowMs()) {
       throw new ConfigException("AX_LOAD_WINDOW_MS (" + tuning.loadWindowMs()
           + ") must be at least AX_WHEEL_WINDOW_MS (" + tuning.wheelWindowMs() + ")");
+    }
+    if (tuning.claimLeadMs() >= tuning.wheelWindowMs()) {
+      throw new ConfigException("AX_CLAIM_LEAD_MS (" + tuning.claimLeadMs()
+          + ") must be less than AX_WHEEL_WINDOW_MS (" + tuning.wheelWindowMs() + ")");
     }
     String pgUrl = r.string("AX_PG_URL", null);
     if (!devMode && pgUrl == null) {

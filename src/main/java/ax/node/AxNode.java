@@ -249,7 +249,7 @@ public final class AxNode {
         // One dispatcher per core: due batches are spread over them (event-bus round robin), so claims,
         // HTTP calls and outcome writes of a burst run on every event loop instead of one.
         .compose(id -> vertx.deployVerticle(() -> new DispatchVerticle(scheduleStore, clock, invoker, keys, outcomes,
-            backlog, metrics, DispatchVerticle.Settings.of(tuning.claimBatch()), tracing),
+            backlog, metrics, DispatchVerticle.Settings.of(tuning.claimBatch(), tuning.claimLeadMs()), tracing),
             new DeploymentOptions().setInstances(CORES)))
         .compose(id -> vertx.deployVerticle(new RecoveryScanVerticle(scheduleStore, clock, outcomes, backlog, cluster,
             metrics, RecoveryScanVerticle.Settings.of(tuning.recoveryIntervalMs(), tuning.recoveryLookbackMs(),
@@ -295,7 +295,7 @@ public final class AxNode {
 
   private static WheelVerticle.Settings wheelSettings(AxConfig.SchedulerTuning t) {
     return new WheelVerticle.Settings(t.tickMs(), t.wheelSize(), t.wheelWindowMs(), t.loadWindowMs(),
-        t.loadIntervalMs(), t.loadBatch(), t.memoryCap(), t.claimBatch());
+        t.loadIntervalMs(), t.loadBatch(), t.memoryCap(), t.claimBatch(), t.claimLeadMs());
   }
 
   /** Signature check, per-key token bucket and replay cache; shared through Redis when it is configured. */

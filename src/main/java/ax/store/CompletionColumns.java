@@ -24,8 +24,9 @@ final class CompletionColumns {
 
   /**
    * The columns an outcome sets on {@code tasks t} from {@code v}. The caller's {@code trigger_time}
-   * never changes; a retry or re-fire moves {@code next_trigger_time}. A lost attempt's re-fire is counted
-   * in {@code refires}, not in {@code retry_count}.
+   * never changes; a retry or re-fire moves {@code next_trigger_time}, never to before where it was: a
+   * call claimed ahead (AX_CLAIM_LEAD_MS) and lost before its trigger time is fired again at that time,
+   * not at "now". A lost attempt's re-fire is counted in {@code refires}, not in {@code retry_count}.
    */
   static final String SET_OUTCOME = """
           status            = v.status,
@@ -34,7 +35,8 @@ final class CompletionColumns {
           retry_count       = v.retry_count,
           refires           = t.refires + CASE WHEN v.outcome = 'LOST' THEN 1 ELSE 0 END,
           next_trigger_time = CASE WHEN v.next_due_ms >= 0
-                                   THEN timestamptz 'epoch' + v.next_due_ms * interval '1 millisecond'
+                                   THEN greatest(timestamptz 'epoch' + v.next_due_ms * interval '1 millisecond',
+                                                 t.next_trigger_time)
                                    ELSE t.next_trigger_time END,
           finished_at       = CASE WHEN v.status IN %s THEN now() END,
           lease_deadline    = NULL,

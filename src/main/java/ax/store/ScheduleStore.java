@@ -55,6 +55,10 @@ public final class ScheduleStore {
    * HTTP invoker acknowledges at once); {@code epoch} records the term that makes the call. Due processor
    * tasks are only <em>read</em> (same fence): the executor dispatch moves them to DISPATCHING itself when
    * an executor has room, so a processor task costs one write less; while they wait they stay DELAYED.
+   *
+   * <p>{@code :lead_ms} claims tasks due that soon ahead of their time (AX_CLAIM_LEAD_MS): the caller holds
+   * each until its trigger time, so the claim's round trip is off the lateness path. A call's run deadline
+   * and {@code started_at} count from the trigger time then, not from the claim.
    */
   static final Sql CLAIM_DUE = Sql.of("""
       WITH %1$s, http AS (
@@ -63,14 +67,14 @@ public final class ScheduleStore {
           attempt        = t.attempt + 1,
           epoch          = lease.epoch,
           last_run_node  = :node,
-          started_at     = now(),
-          lease_deadline = now() + t.timeout_ms * interval '1 millisecond',
+          started_at     = greatest(now(), t.next_trigger_time),
+          lease_deadline = greatest(now(), t.next_trigger_time) + t.timeout_ms * interval '1 millisecond',
           updated_at     = now()
           FROM lease
          WHERE t.task_id = ANY(:ids)
            AND t.status IN %2$s
            AND t.callback_url IS NOT NULL
-           AND t.next_trigger_time <= now()
+           AND t.next_trigger_time <= now() + :lead_ms * interval '1 millisecond'
         RETURNING %3$s
       )
       SELECT * FROM http
@@ -81,7 +85,7 @@ public final class ScheduleStore {
          AND t.status IN %2$s
          AND t.processor IS NOT NULL
          AND %4$s
-         AND t.next_trigger_time <= now()""".formatted(Sql.LEASE, Sql.in(DELAYED, READY), CLAIMED_COLUMNS,
+         AND t.next_trigger_time <= now() + :lead_ms * interval '1 millisecond'""".formatted(Sql.LEASE, Sql.in(DELAYED, READY), CLAIMED_COLUMNS,
       Sql.RUNS_ITSELF));
 
   /** Tasks of a fired batch that the claim skipped because the database says they are not due yet. */
@@ -182,9 +186,11 @@ public final class ScheduleStore {
     }
   }
 
-  public Future<Claimed> claimDue(long[] taskIds, Fence fence) {
+  /** @param leadMs tasks due up to this much later than the database's now are claimed too */
+  public Future<Claimed> claimDue(long[] taskIds, Fence fence, long leadMs) {
     return pool.preparedQuery(CLAIM_DUE.text())
-        .execute(CLAIM_DUE.params().fence(fence).set("ids", SqlArrays.boxed(taskIds)).set("node", nodeId).tuple())
+        .execute(CLAIM_DUE.params().fence(fence).set("ids", SqlArrays.boxed(taskIds)).set("node", nodeId)
+            .set("lead_ms", leadMs).tuple())
         .map(rows -> {
           List<HttpTask> http = new ArrayList<>(rows.rowCount());
           List<ReadyTask> ready = new ArrayList<>();

@@ -33,6 +33,8 @@ import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.TreeMap;
+import java.util.function.LongConsumer;
 import java.util.logging.Level;
 import java.util.logging.Logger;
 
@@ -44,6 +46,14 @@ import java.util.logging.Logger;
  * written in batches by {@link CompletionWriter} — fenced by attempt, so what a call returned is kept
  * and written even if this node loses the lease or the database meanwhile ({@link OutcomeBacklog}).
  * Retries return to the wheel. Claimed processor tasks go to {@link ExecutorVerticle}.
+ *
+ * <p>Claimed ahead: the wheel sends tasks {@code claimLeadMs} before their trigger time, the claim takes
+ * those due within the lead on the database's clock, and each claimed task is released from memory at
+ * its trigger time on the {@link DbClock} (which never leads the database), so nothing starts early and
+ * the claim's round trip is not part of the lateness. A claimed task is this node's from the claim on:
+ * it is owed in the {@link OutcomeBacklog} at once (recovery leaves it alone, a graceful stop waits for
+ * it), and released even if the term ends meanwhile, like a call already in flight; if the node dies
+ * first, recovery fires it again after its run deadline, which counts from the trigger time.
  *
  * <p>Tasks of a batch the claim skipped are either someone else's now (cancelled, already running) or
  * not due yet on the database clock; the latter go back to the wheel.
@@ -61,16 +71,20 @@ public final class DispatchVerticle extends TermBoundVerticle {
    * @param maxConcurrentClaims claim statements in flight per dispatcher
    * @param claimRetryDelayMs   how soon a batch whose claim failed goes back to the wheel
    * @param completionLingerMs  how long an outcome may wait for others to share its write
+   * @param claimLeadMs         how far ahead of their trigger time tasks are claimed (the wheel sends them
+   *                            that early); each is released at its trigger time
    */
-  public record Settings(int claimBatch, int maxConcurrentClaims, long claimRetryDelayMs, long completionLingerMs) {
+  public record Settings(int claimBatch, int maxConcurrentClaims, long claimRetryDelayMs, long completionLingerMs,
+                         long claimLeadMs) {
     public Settings {
-      if (claimBatch < 1 || maxConcurrentClaims < 1 || claimRetryDelayMs < 1 || completionLingerMs < 0) {
+      if (claimBatch < 1 || maxConcurrentClaims < 1 || claimRetryDelayMs < 1 || completionLingerMs < 0
+          || claimLeadMs < 0) {
         throw new IllegalArgumentException("dispatch settings out of range: " + this);
       }
     }
 
-    public static Settings of(int claimBatch) {
-      return new Settings(claimBatch, 4, 1_000, 5);
+    public static Settings of(int claimBatch, long claimLeadMs) {
+      return new Settings(claimBatch, 4, 1_000, 5, claimLeadMs);
     }
   }
 
@@ -156,7 +170,7 @@ public final class DispatchVerticle extends TermBoundVerticle {
     long[] ids = batch.stream().mapToLong(ScheduledTask::taskId).toArray();
     long started = System.nanoTime();
     claimsInFlight++;
-    store.claimDue(ids, term().fence()).onComplete(inTerm(ar -> {
+    store.claimDue(ids, term().fence(), settings.claimLeadMs()).onComplete(inTerm(ar -> {
       claimsInFlight--;
       if (ar.succeeded()) {
         onClaimed(ids, ar.result(), started);
@@ -170,17 +184,21 @@ public final class DispatchVerticle extends TermBoundVerticle {
   }
 
   /**
-   * @param claimStarted {@code System.nanoTime()} when the claim statement was sent: the start of each
-   *                     HTTP task's {@code ax_dispatch_latency}
+   * @param claimStarted {@code System.nanoTime()} when the claim statement was sent: the start of the
+   *                     {@code ax_dispatch_latency} of each HTTP task that was due by then
    */
   private void onClaimed(long[] ids, Claimed claimed, long claimStarted) {
     metrics.recordClaim(claimed.size(), System.nanoTime() - claimStarted);
     Set<Long> claimedIds = new HashSet<>(claimed.size() * 2);
     long claimStartEpochNanos = tracing.on() ? AxTracing.epochNanosAgo(System.nanoTime() - claimStarted) : 0;
+    Map<Long, List<LongConsumer>> releases = new TreeMap<>();
     for (HttpTask t : claimed.http()) {
       claimedIds.add(t.taskId());
-      execute(t, claimStarted, tracing.on() ? claimSpan(t.taskId(), t.taskType(), t.traceparent(),
-          claimStartEpochNanos) : null);
+      backlog.callStarted(t.taskId());
+      String claimTraceparent = tracing.on()
+          ? claimSpan(t.taskId(), t.taskType(), t.traceparent(), claimStartEpochNanos) : null;
+      releases.computeIfAbsent(t.dueMs(), k -> new ArrayList<>()).add(dispatchStarted -> execute(t,
+          dispatchStarted, claimTraceparent));
     }
     // processor tasks are measured when an executor acks them (ExecutorVerticle)
     if (!claimed.ready().isEmpty()) {
@@ -191,11 +209,16 @@ public final class DispatchVerticle extends TermBoundVerticle {
           ready.add(t.withTraceparent(claimSpan(t.taskId(), t.taskType(), t.traceparent(), claimStartEpochNanos)));
         }
       }
+      Map<Long, List<ReadyTask>> byDue = new TreeMap<>();
       for (ReadyTask t : ready) {
         claimedIds.add(t.taskId());
+        byDue.computeIfAbsent(t.dueMs(), k -> new ArrayList<>()).add(t);
       }
-      vertx.eventBus().send(Addresses.EXEC_READY, new ReadyBatch(ready), LocalCodec.localOnly());
+      byDue.forEach((dueMs, tasks) -> releases.computeIfAbsent(dueMs, k -> new ArrayList<>()).add(started ->
+          vertx.eventBus().send(Addresses.EXEC_READY, new ReadyBatch(tasks), LocalCodec.localOnly())));
     }
+    releases.forEach((dueMs, actions) -> atTriggerTime(dueMs, claimStarted,
+        dispatchStarted -> actions.forEach(a -> a.accept(dispatchStarted))));
     if (claimedIds.size() < ids.length) {
       long[] skipped = Arrays.stream(ids).filter(id -> !claimedIds.contains(id)).toArray();
       store.notYetDue(skipped)
@@ -206,14 +229,27 @@ public final class DispatchVerticle extends TermBoundVerticle {
   }
 
   /**
+   * Runs {@code release} at {@code dueMs} on the {@link DbClock}, never before (a timer that fires a
+   * little early is set again for the rest). It gets the start of the dispatch latency: the claim's start
+   * when the task was already due, else the moment of release — time spent held is not dispatch latency.
+   */
+  private void atTriggerTime(long dueMs, long claimStarted, LongConsumer release) {
+    long waitMs = dueMs - clock.nowMillis();
+    if (waitMs <= 0) {
+      release.accept(claimStarted);
+    } else {
+      vertx.setTimer(waitMs, id -> atTriggerTime(dueMs, System.nanoTime(), release));
+    }
+  }
+
+  /**
    * Calls the target and hands the outcome to the writer — whatever happens to the term meanwhile. The
    * hand-over (request written) is measured when it happens; a call never sent counts as a failed (or
    * timed-out) dispatch.
    */
-  private void execute(HttpTask t, long claimStarted, String claimTraceparent) {
-    backlog.callStarted(t.taskId());
+  private void execute(HttpTask t, long dispatchStarted, String claimTraceparent) {
     Runnable sent = () -> metrics.recordHandedOver(AxMetrics.Target.HTTP, clock.nowMillis() - t.dueMs(),
-        System.nanoTime() - claimStarted);
+        System.nanoTime() - dispatchStarted);
     Span call = null;
     if (tracing.on()) {
       call = tracing.start(AxTracing.HTTP_CALL, SpanKind.CLIENT, claimTraceparent, 0);

@@ -31,7 +31,9 @@ import java.util.logging.Logger;
  *       {@link Addresses#DISPATCH_DUE} in batches.</li>
  * </ul>
  * Time is the {@link DbClock}: database time advanced by the monotonic clock, so "due" means due for
- * the database. A task refused because memory is full stays in PostgreSQL and the cursor is rewound to
+ * the database. The schedule runs {@code claimLeadMs} ahead of it ({@link #wheelNow}): a task leaves the
+ * wheel that long before its trigger time, so its claim commits before the instant and the dispatcher
+ * releases it from memory at the exact millisecond (the claim's round trip off the lateness path). A task refused because memory is full stays in PostgreSQL and the cursor is rewound to
  * it, so it is loaded once room frees up — nothing is dropped.
  */
 public final class WheelVerticle extends TermBoundVerticle {
@@ -47,12 +49,14 @@ public final class WheelVerticle extends TermBoundVerticle {
    * @param loadBatch     rows per loader page
    * @param memoryCap     tasks held in tiers 1 and 2 together
    * @param claimBatch    due tasks per batch sent to dispatch
+   * @param claimLeadMs   how long before their trigger time tasks go to dispatch, which claims them then
+   *                      and releases each at its trigger time (0: at the trigger time)
    */
   public record Settings(long tickMs, int wheelSize, long wheelWindowMs, long loadWindowMs, long loadIntervalMs,
-                         int loadBatch, int memoryCap, int claimBatch) {
+                         int loadBatch, int memoryCap, int claimBatch, long claimLeadMs) {
     public Settings {
       if (tickMs < 1 || wheelSize < 8 || wheelWindowMs < tickMs || loadWindowMs < wheelWindowMs || loadIntervalMs < 1
-          || loadBatch < 1 || memoryCap < 1 || claimBatch < 1) {
+          || loadBatch < 1 || memoryCap < 1 || claimBatch < 1 || claimLeadMs < 0 || claimLeadMs >= wheelWindowMs) {
         throw new IllegalArgumentException("wheel settings out of range: " + this);
       }
     }
@@ -62,6 +66,13 @@ public final class WheelVerticle extends TermBoundVerticle {
   private final DbClock clock;
   private final Settings tuning;
   private final AxMetrics metrics;
+  /**
+   * Claiming ahead, the wheel need not wake for every millisecond that has a task: it wakes on multiples
+   * of this (a tick, at most half the lead) and hands out everything due by then in one batch, so a steady
+   * stream of staggered tasks makes one claim per quantum instead of one per millisecond, and each claim
+   * still has at least lead − quantum to commit before its tasks' trigger times.
+   */
+  private final long fireQuantumMs;
 
   private TieredSchedule schedule;
   private long cursorTimeMs;
@@ -78,6 +89,7 @@ public final class WheelVerticle extends TermBoundVerticle {
     this.clock = clock;
     this.tuning = tuning;
     this.metrics = metrics;
+    this.fireQuantumMs = Math.max(1, Math.min(tuning.tickMs(), tuning.claimLeadMs() / 2));
   }
 
   @Override
@@ -94,7 +106,7 @@ public final class WheelVerticle extends TermBoundVerticle {
   protected void onTermStarted(LeaderTerm term) {
     // Rebuild from PostgreSQL: everything pending, from the oldest, as far as the cap allows.
     schedule = new TieredSchedule(tuning.tickMs(), tuning.wheelSize(), tuning.wheelWindowMs(),
-        tuning.memoryCap(), clock.nowMillis());
+        tuning.memoryCap(), wheelNow());
     cursorTimeMs = 0;
     cursorTaskId = 0;
     loading = false;
@@ -117,7 +129,7 @@ public final class WheelVerticle extends TermBoundVerticle {
     if (schedule == null) {
       return; // not the leader: the leader's loader (or a future leader's rebuild) finds them
     }
-    long now = clock.nowMillis();
+    long now = wheelNow();
     for (ScheduledTask t : tasks) {
       if (schedule.add(t, now) == TieredSchedule.Admission.REFUSED_FULL) {
         rewindTo(t);
@@ -158,7 +170,7 @@ public final class WheelVerticle extends TermBoundVerticle {
         return;
       }
       List<ScheduledTask> rows = ar.result();
-      long now = clock.nowMillis();
+      long now = wheelNow();
       boolean refused = false;
       for (ScheduledTask t : rows) {
         if (schedule.add(t, now) == TieredSchedule.Admission.REFUSED_FULL) {
@@ -176,6 +188,11 @@ public final class WheelVerticle extends TermBoundVerticle {
     }));
   }
 
+  /** The schedule's time: the database's, {@code claimLeadMs} ahead (see the class comment). */
+  private long wheelNow() {
+    return clock.nowMillis() + tuning.claimLeadMs();
+  }
+
   /** Sets the single wake-up timer for the earliest non-empty bucket, if earlier than the current one. */
   private void arm() {
     if (schedule == null) {
@@ -185,8 +202,10 @@ public final class WheelVerticle extends TermBoundVerticle {
     if (next == Long.MAX_VALUE) {
       return;
     }
-    long now = clock.nowMillis();
-    long at = Math.min(next, now + MAX_SLEEP_MS);
+    long now = wheelNow();
+    // quantised only while the lead is whole; what is already inside it (just submitted) goes at once
+    long at = Math.min(fireQuantumMs > 1 && next > now ? -Math.floorDiv(-next, fireQuantumMs) * fireQuantumMs : next,
+        now + MAX_SLEEP_MS);
     if (wakeTimerId >= 0 && at >= wakeAtMs) {
       return;
     }
@@ -211,7 +230,7 @@ public final class WheelVerticle extends TermBoundVerticle {
     if (schedule == null) {
       return;
     }
-    long now = clock.nowMillis();
+    long now = wheelNow();
     int before = schedule.size();
     while (true) {
       List<ScheduledTask> due = schedule.pollDue(now, tuning.claimBatch());

@@ -61,7 +61,7 @@ class ExecutionStoreTest {
   private NewTask ready() {
     NewTask t = StoreFixture.processorTask(db.dbNow() - 5, TaskStatus.DELAYED);
     tasks.insert(t).await();
-    assertEquals(1, schedule.claimDue(new long[] {t.taskId()}, fence).await().ready().size());
+    assertEquals(1, schedule.claimDue(new long[] {t.taskId()}, fence, 0).await().ready().size());
     return t;
   }
 
@@ -205,7 +205,7 @@ class ExecutionStoreTest {
     tasks.insert(parent, new long[] {9_000_010L, 9_000_011L, 9_000_012L}).await();
     assertTrue(schedule.loadPending(0, 0, now + 60_000, 10).await().stream()
         .noneMatch(t -> t.taskId() == parent.taskId()), "the parent is not loaded into the wheel");
-    var claimed = schedule.claimDue(new long[] {parent.taskId(), 9_000_010L, 9_000_011L, 9_000_012L}, fence).await();
+    var claimed = schedule.claimDue(new long[] {parent.taskId(), 9_000_010L, 9_000_011L, 9_000_012L}, fence, 0).await();
     assertEquals(List.of(0, 1, 2), claimed.ready().stream().map(r -> r.shardIndex()).sorted().toList());
     assertTrue(claimed.ready().stream().noneMatch(r -> r.taskId() == parent.taskId()));
 
@@ -233,7 +233,7 @@ class ExecutionStoreTest {
     NewTask parent = new NewTask(9_100_001L, "tenant-a", "key-a", "report.build", now - 5, TaskStatus.DELAYED, 5, 0,
         60_000, null, "reports", null, null, 2);
     tasks.insert(parent, new long[] {9_100_010L, 9_100_011L}).await();
-    schedule.claimDue(new long[] {9_100_010L, 9_100_011L}, fence).await();
+    schedule.claimDue(new long[] {9_100_010L, 9_100_011L}, fence, 0).await();
     Attempt d = store.dispatch(new long[] {9_100_010L}, "ex-1", 2_000, fence).await().get(0);
     store.complete(List.of(OUTCOMES.failed(9_100_010L, d.attempt(), 0, 0, "boom", false, now)), "ex-1", fence).await();
     List<Settled> done = store.settleParents(List.of(parent.taskId()), fence).await();

@@ -75,7 +75,7 @@ class PlanTest {
   void statementsThatTakeRowsByIdProbeThePrimaryKey() {
     String claim = explain(ScheduleStore.CLAIM_DUE, ScheduleStore.CLAIM_DUE.params()
         .fence(new ax.leader.Fence("scheduler", "node-a/1", 1)).set("ids", new Long[] {250L, 500L, 750L})
-        .set("node", "node-a").tuple());
+        .set("node", "node-a").set("lead_ms", 50).tuple());
     String notYetDue = explain(ScheduleStore.NOT_YET_DUE, ScheduleStore.NOT_YET_DUE.params()
         .set("ids", new Long[] {250L, 500L, 750L}).tuple());
     String dispatch = explain(ExecutionStore.DISPATCH, ExecutionStore.DISPATCH.params()

@@ -79,14 +79,14 @@ class ScheduleStoreTest {
     NewTask due = insert(StoreFixture.httpTask(now - 10, TaskStatus.READY));
     NewTask future = insert(StoreFixture.httpTask(now + 60_000, TaskStatus.DELAYED));
 
-    List<HttpTask> claimed = store.claimDue(new long[] {due.taskId(), future.taskId()}, fence).await().http();
+    List<HttpTask> claimed = store.claimDue(new long[] {due.taskId(), future.taskId()}, fence, 0).await().http();
     assertEquals(1, claimed.size());
     assertEquals(due.taskId(), claimed.get(0).taskId());
     assertEquals(1, claimed.get(0).attempt());
     assertEquals(List.of(future.taskId()),
         store.notYetDue(new long[] {future.taskId()}).await().stream().map(ScheduledTask::taskId).toList());
 
-    assertTrue(store.claimDue(new long[] {due.taskId()}, fence).await().http().isEmpty(), "a second claim wins nothing");
+    assertTrue(store.claimDue(new long[] {due.taskId()}, fence, 0).await().http().isEmpty(), "a second claim wins nothing");
     var row = db.pool.preparedQuery("SELECT status, epoch, last_run_node FROM tasks WHERE task_id = $1")
         .execute(Tuple.of(due.taskId())).await().iterator().next();
     assertEquals("RUNNING", row.getString("status"));
@@ -95,15 +95,42 @@ class ScheduleStoreTest {
   }
 
   @Test
+  void aClaimLeadTakesTasksDueWithinItAndCountsTheRunDeadlineFromTheTriggerTime() {
+    long now = db.dbNow();
+    NewTask soon = insert(StoreFixture.httpTask(now + 5_000, TaskStatus.DELAYED));
+    NewTask soonProcessor = insert(StoreFixture.processorTask(now + 5_000, TaskStatus.DELAYED));
+    NewTask beyond = insert(StoreFixture.httpTask(now + 30_000, TaskStatus.DELAYED));
+    long[] ids = {soon.taskId(), soonProcessor.taskId(), beyond.taskId()};
+
+    assertEquals(0, store.claimDue(ids, fence, 0).await().size(), "no lead: nothing is due yet");
+    ScheduleStore.Claimed claimed = store.claimDue(ids, fence, 10_000).await();
+    assertEquals(List.of(soon.taskId()), claimed.http().stream().map(HttpTask::taskId).toList());
+    assertEquals(List.of(soonProcessor.taskId()), claimed.ready().stream().map(r -> r.taskId()).toList(),
+        "only what is due within the lead");
+    var row = db.pool.preparedQuery("""
+            SELECT status, extract(epoch FROM started_at - next_trigger_time) AS started_after_due,
+                   extract(epoch FROM lease_deadline - next_trigger_time) * 1000 AS deadline_after_due_ms, timeout_ms
+              FROM tasks WHERE task_id = $1""")
+        .execute(Tuple.of(soon.taskId())).await().iterator().next();
+    assertEquals("RUNNING", row.getString("status"));
+    assertEquals(0.0, row.getNumeric("started_after_due").doubleValue(), 1e-6,
+        "claimed ahead, the attempt starts at the trigger time");
+    assertEquals(row.getInteger("timeout_ms").doubleValue(), row.getNumeric("deadline_after_due_ms").doubleValue(),
+        1e-3, "the run deadline counts from the trigger time, not from the early claim");
+    assertEquals(List.of(beyond.taskId()),
+        store.notYetDue(new long[] {beyond.taskId()}).await().stream().map(ScheduledTask::taskId).toList());
+  }
+
+  @Test
   void claimWithAStaleEpochOrAfterTheLeaseExpiredClaimsNothing() {
     long now = db.dbNow();
     NewTask due = insert(StoreFixture.httpTask(now - 10, TaskStatus.READY));
     Fence stale = new Fence(fence.lease(), fence.holder(), fence.epoch() + 1);
-    assertTrue(store.claimDue(new long[] {due.taskId()}, stale).await().http().isEmpty());
+    assertTrue(store.claimDue(new long[] {due.taskId()}, stale, 0).await().http().isEmpty());
     Fence otherHolder = new Fence(fence.lease(), "node-b/1", fence.epoch());
-    assertTrue(store.claimDue(new long[] {due.taskId()}, otherHolder).await().http().isEmpty());
+    assertTrue(store.claimDue(new long[] {due.taskId()}, otherHolder, 0).await().http().isEmpty());
     leases.resign("scheduler", "node-a/1", fence.epoch()).await();
-    assertTrue(store.claimDue(new long[] {due.taskId()}, fence).await().http().isEmpty(), "expired lease fences the claim");
+    assertTrue(store.claimDue(new long[] {due.taskId()}, fence, 0).await().http().isEmpty(), "expired lease fences the claim");
   }
 
   @Test
@@ -111,20 +138,20 @@ class ScheduleStoreTest {
     long now = db.dbNow();
     NewTask p = insert(StoreFixture.processorTask(now - 5, TaskStatus.DELAYED));
     NewTask later = insert(StoreFixture.processorTask(now + 60_000, TaskStatus.DELAYED));
-    ScheduleStore.Claimed claimed = store.claimDue(new long[] {p.taskId(), later.taskId()}, fence).await();
+    ScheduleStore.Claimed claimed = store.claimDue(new long[] {p.taskId(), later.taskId()}, fence, 0).await();
     assertTrue(claimed.http().isEmpty());
     assertEquals(List.of(p.taskId()), claimed.ready().stream().map(r -> r.taskId()).toList(), "only the due one");
     assertEquals(TaskStatus.DELAYED, tasks.find("tenant-a", p.taskId()).await().orElseThrow().status(),
         "the executor dispatch writes it (DELAYED → DISPATCHING) when an executor has room");
     Fence stale = new Fence(fence.lease(), fence.holder(), fence.epoch() + 1);
-    assertTrue(store.claimDue(new long[] {p.taskId()}, stale).await().ready().isEmpty(), "fenced like a claim");
+    assertTrue(store.claimDue(new long[] {p.taskId()}, stale, 0).await().ready().isEmpty(), "fenced like a claim");
   }
 
   @Test
   void completionAppliesOnlyToTheRunningAttemptAndLogsIt() {
     long now = db.dbNow();
     NewTask t = insert(StoreFixture.httpTask(now - 10, TaskStatus.READY));
-    HttpTask c = store.claimDue(new long[] {t.taskId()}, fence).await().http().get(0);
+    HttpTask c = store.claimDue(new long[] {t.taskId()}, fence, 0).await().http().get(0);
 
     Completion ok = new Completion(t.taskId(), c.attempt(), TaskStatus.SUCCESS, "{\"ok\":true}", null, 0, -1,
         AttemptOutcome.SUCCESS);
@@ -141,7 +168,7 @@ class ScheduleStoreTest {
   void aFailureWithRetriesLeftGoesBackToDelayedAtTheBackoffTime() {
     long now = db.dbNow();
     NewTask t = insert(StoreFixture.httpTask(now - 10, TaskStatus.READY));
-    HttpTask c = store.claimDue(new long[] {t.taskId()}, fence).await().http().get(0);
+    HttpTask c = store.claimDue(new long[] {t.taskId()}, fence, 0).await().http().get(0);
     long retryAt = now + 10_000;
     Completion retry = new Completion(t.taskId(), c.attempt(), TaskStatus.DELAYED, null, "HTTP 500", 1, retryAt,
         AttemptOutcome.FAILED);
@@ -163,7 +190,7 @@ class ScheduleStoreTest {
   void recoveryFindsRunningTasksPastTheirDeadline() {
     long now = db.dbNow();
     NewTask t = insert(StoreFixture.httpTask(now - 10, TaskStatus.READY));
-    store.claimDue(new long[] {t.taskId()}, fence).await().http();
+    store.claimDue(new long[] {t.taskId()}, fence, 0).await().http();
     assertTrue(store.overdueRunning(0, 10).await().isEmpty());
     db.pool.preparedQuery("UPDATE tasks SET lease_deadline = now() - interval '1 minute' WHERE task_id = $1")
         .execute(Tuple.of(t.taskId())).await();
@@ -187,7 +214,7 @@ class ScheduleStoreTest {
   void theOutcomeOfACallIsWrittenByAttemptEvenWithoutTheLease() {
     long now = db.dbNow();
     NewTask t = insert(StoreFixture.httpTask(now - 10, TaskStatus.READY));
-    HttpTask c = store.claimDue(new long[] {t.taskId()}, fence).await().http().get(0);
+    HttpTask c = store.claimDue(new long[] {t.taskId()}, fence, 0).await().http().get(0);
     leases.resign("scheduler", "node-a/1", fence.epoch()).await(); // the node lost its term meanwhile
     Completion ok = new Completion(t.taskId(), c.attempt(), TaskStatus.SUCCESS, null, null, 0, -1,
         AttemptOutcome.SUCCESS);
@@ -196,10 +223,22 @@ class ScheduleStoreTest {
   }
 
   @Test
+  void aCallClaimedAheadAndLostBeforeItsTriggerTimeIsFiredAgainAtThatTimeNotBefore() {
+    long now = db.dbNow();
+    NewTask t = insert(StoreFixture.httpTask(now + 5_000, TaskStatus.DELAYED));
+    HttpTask c = store.claimDue(new long[] {t.taskId()}, fence, 10_000).await().http().get(0);
+    Completion lost = new OutcomePolicy(RetryBackoff.defaults())
+        .lost(new AttemptBudget(t.taskId(), c.attempt(), 0, 2, 0), "holder left", now);
+    var settled = store.settleLost(List.of(lost), fence).await();
+    assertEquals(TaskStatus.DELAYED, settled.get(0).status());
+    assertEquals(now + 5_000, settled.get(0).dueMs(), "due again at its own trigger time, not at the loss");
+  }
+
+  @Test
   void aLostCallIsFiredAgainWithoutUsingARetryAndItsLateOutcomeIsRefused() {
     long now = db.dbNow();
     NewTask t = insert(StoreFixture.httpTask(now - 10, TaskStatus.READY));
-    HttpTask c = store.claimDue(new long[] {t.taskId()}, fence).await().http().get(0);
+    HttpTask c = store.claimDue(new long[] {t.taskId()}, fence, 0).await().http().get(0);
     AttemptBudget running = new AttemptBudget(t.taskId(), c.attempt(), 0, 2, 0);
     Completion lost = new OutcomePolicy(RetryBackoff.defaults()).lost(running, "holder left", now);
     Fence stale = new Fence(fence.lease(), fence.holder(), fence.epoch() + 1);
@@ -225,7 +264,7 @@ class ScheduleStoreTest {
   void theCallsOfOlderTermsAreFoundWithWhoHeldThem() {
     long now = db.dbNow();
     NewTask t = insert(StoreFixture.httpTask(now - 10, TaskStatus.READY));
-    store.claimDue(new long[] {t.taskId()}, fence).await();
+    store.claimDue(new long[] {t.taskId()}, fence, 0).await();
     assertTrue(store.termsWithCallsInFlight("scheduler", fence.epoch()).await().isEmpty(), "not older than ours");
     var terms = store.termsWithCallsInFlight("scheduler", fence.epoch() + 1).await();
     assertEquals(List.of(new ScheduleStore.TermInFlight(fence.epoch(), "node-a/1", "member-a")), terms);

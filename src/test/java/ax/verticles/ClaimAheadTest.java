@@ -1,0 +1,166 @@
+package ax.verticles;
+
+import ax.api.auth.ApiKeyCache;
+import ax.bus.Addresses;
+import ax.bus.LocalCodec;
+import ax.clock.DbClock;
+import ax.dispatch.OutcomeBacklog;
+import ax.http.CallbackUrlPolicy;
+import ax.http.HostResolver;
+import ax.http.HttpTargetInvoker;
+import ax.leader.LeaderTerm;
+import ax.metrics.AxMetrics;
+import ax.store.AdminStore;
+import ax.store.ApiKeyStore;
+import ax.store.Database;
+import ax.store.LeaseStore;
+import ax.store.ScheduleStore;
+import ax.store.TaskStore;
+import ax.task.NewTask;
+import ax.task.OutcomePolicy;
+import ax.task.RetryBackoff;
+import ax.task.TaskStatus;
+import ax.testing.TestPostgres;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import io.vertx.core.Vertx;
+import io.vertx.core.http.HttpServer;
+import io.vertx.core.json.JsonObject;
+import io.vertx.junit5.VertxExtension;
+import io.vertx.junit5.VertxTestContext;
+import io.vertx.pgclient.PgConnectOptions;
+import io.vertx.sqlclient.Pool;
+import io.vertx.sqlclient.Row;
+import io.vertx.sqlclient.Tuple;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
+
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.TimeUnit;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * WheelVerticle and DispatchVerticle deployed in a real Vert.x against a real PostgreSQL and a real HTTP
+ * receiver, claiming ahead (AX_CLAIM_LEAD_MS): each task is claimed — RUNNING in PostgreSQL — before its
+ * trigger time, and its call still arrives at or after that time, never before; the outcome is written
+ * once, for the first attempt.
+ */
+@ExtendWith(VertxExtension.class)
+class ClaimAheadTest {
+  /** Generous, so that the claim is seen ahead even on a loaded 2-core box. */
+  private static final long LEAD_MS = 800;
+  private static final int TASKS = 20;
+  private static final AdminStore.Actor CLI = new AdminStore.Actor("cli:test", null);
+
+  private TestPostgres pg;
+  private Pool pool;
+  private TaskStore tasks;
+  private HttpServer receiver;
+  private final Map<Long, Long> arrivals = new ConcurrentHashMap<>();
+
+  @BeforeEach
+  void deploy(Vertx vertx, VertxTestContext ctx) {
+    pg = TestPostgres.create();
+    PgConnectOptions options = Database.connectOptions(pg.url());
+    Database.migrate(options);
+    pool = Database.pool(vertx, options, 4);
+    tasks = new TaskStore(pool);
+    LocalCodec.registerAll(vertx);
+    ApiKeyStore keys = new ApiKeyStore(pool, null);
+    AdminStore admin = new AdminStore(pool, keys);
+    admin.createTenant("tenant-a", "tenant-a", CLI).await();
+    admin.createKey("key-a", "claim-ahead-secret-0123456789", "tenant-a", null, CLI).await();
+
+    DbClock clock = DbClock.system();
+    clock.anchor(System.currentTimeMillis(), System.nanoTime()); // same machine as the database
+    AxMetrics metrics = new AxMetrics(new SimpleMeterRegistry());
+    HttpTargetInvoker invoker = new HttpTargetInvoker(vertx, vertx.createHttpClient(),
+        new CallbackUrlPolicy(List.of("127.0.0.1")), new HostResolver(vertx));
+    ScheduleStore store = new ScheduleStore(pool, "node-a");
+    receiver = vertx.createHttpServer().requestHandler(req -> req.body().onSuccess(body -> {
+      long arrived = System.currentTimeMillis();
+      arrivals.putIfAbsent(Long.parseLong(new JsonObject(body).getString("task_id")), arrived);
+      req.response().setStatusCode(200).end("{}");
+    }));
+    receiver.listen(0, "127.0.0.1")
+        .compose(s -> vertx.deployVerticle(new WheelVerticle(store, clock,
+            new WheelVerticle.Settings(10, 512, 10_000, 60_000, 100, 1_000, 10_000, 200, LEAD_MS), metrics)))
+        .compose(id -> vertx.deployVerticle(new DispatchVerticle(store, clock, invoker, new ApiKeyCache(keys),
+            new OutcomePolicy(RetryBackoff.defaults()), new OutcomeBacklog(1_000), metrics,
+            new DispatchVerticle.Settings(200, 4, 1_000, 5, LEAD_MS))))
+        .onComplete(ctx.succeedingThenComplete());
+  }
+
+  @AfterEach
+  void close() {
+    pool.close().await();
+    pg.close();
+  }
+
+  @Test
+  void tasksAreClaimedBeforeTheirTriggerTimeAndCalledNotBeforeIt(Vertx vertx, VertxTestContext ctx)
+      throws Exception {
+    long first = System.currentTimeMillis() + 2_500;
+    String url = "http://127.0.0.1:" + receiver.actualPort() + "/hook";
+    Long[] ids = new Long[TASKS];
+    for (int i = 0; i < TASKS; i++) {
+      ids[i] = 91_000L + i;
+      tasks.insert(new NewTask(ids[i], "tenant-a", "key-a", "claim.ahead", first + i * 7L, TaskStatus.DELAYED, 5, 0,
+          5_000, url, null, "{}", null)).await();
+    }
+    long epoch = new LeaseStore(pool).tryAcquire(LeaseStore.SCHEDULER, "node-a/1", null, 30_000).await().orElseThrow();
+    vertx.eventBus().publish(Addresses.LEADER_CHANGED, LeaderTerm.leading(LeaseStore.SCHEDULER, "node-a/1", epoch),
+        LocalCodec.localOnly());
+
+    // Watch PostgreSQL until every call has arrived: when was each task first seen claimed?
+    Map<Long, Long> seenRunning = new ConcurrentHashMap<>();
+    vertx.setPeriodic(5, timer -> pool.preparedQuery("SELECT task_id FROM tasks WHERE task_id = ANY($1) AND status <> 'DELAYED'")
+        .execute(Tuple.of(ids)).onSuccess(rows -> {
+          long now = System.currentTimeMillis();
+          rows.forEach(r -> seenRunning.putIfAbsent(r.getLong("task_id"), now));
+          if (arrivals.size() == TASKS) {
+            vertx.cancelTimer(timer);
+            ctx.completeNow();
+          }
+        }));
+    assertTrue(ctx.awaitCompletion(20, TimeUnit.SECONDS), "every call arrives");
+    if (ctx.failed()) {
+      throw new AssertionError(ctx.causeOfFailure());
+    }
+
+    for (int i = 0; i < TASKS; i++) {
+      long due = first + i * 7L;
+      assertTrue(arrivals.get(ids[i]) >= due, "task " + ids[i] + " called " + (due - arrivals.get(ids[i]))
+          + " ms early");
+      assertTrue(seenRunning.containsKey(ids[i]) && seenRunning.get(ids[i]) < due, "task " + ids[i]
+          + " was not seen claimed before its trigger time (seen " + (seenRunning.getOrDefault(ids[i], -1L) - due)
+          + " ms after it)");
+    }
+    awaitOutcomes(ids);
+  }
+
+  /** Every task ends SUCCESS in its first attempt, with the attempt's start at its trigger time. */
+  private void awaitOutcomes(Long[] ids) throws InterruptedException {
+    long deadline = System.currentTimeMillis() + 10_000;
+    while (true) {
+      List<Row> rows = pool.preparedQuery("""
+              SELECT task_id, status, attempt, started_at = next_trigger_time AS started_at_trigger
+                FROM tasks WHERE task_id = ANY($1)""")
+          .execute(Tuple.of(ids)).await().stream().toList();
+      if (rows.stream().allMatch(r -> r.getString("status").equals("SUCCESS")) || System.currentTimeMillis() > deadline) {
+        for (Row r : rows) {
+          assertEquals("SUCCESS", r.getString("status"), "task " + r.getLong("task_id"));
+          assertEquals(1, r.getInteger("attempt"), "task " + r.getLong("task_id") + " ran once");
+          assertTrue(r.getBoolean("started_at_trigger"), "task " + r.getLong("task_id") + ": started_at");
+        }
+        return;
+      }
+      Thread.sleep(50);
+    }
+  }
+}
