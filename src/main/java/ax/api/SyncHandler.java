@@ -5,6 +5,7 @@ import ax.protocol.TraceParent;
 import ax.bus.Addresses;
 import ax.store.TaskStore;
 import ax.task.TaskRecord;
+import io.vertx.core.Future;
 import io.vertx.core.Vertx;
 import io.vertx.core.eventbus.DeliveryOptions;
 import io.vertx.core.json.JsonObject;
@@ -76,37 +77,47 @@ final class SyncHandler {
             ar.failed() ? ar.cause().getMessage() : null))
         .compose(ins -> {
       TaskRecord r = ins.task();
+      if (ins.duplicate() && (r.status().isTerminal() || r.processor() == null)) {
+        // answered with a task this request did not create (same biz_key, or the fingerprint rule): one
+        // that has finished, or an HTTP-target task no executor will answer for, is answered as it stands
+        return Future.succeededFuture(answer(r));
+      }
       JsonObject await = new JsonObject().put("task_id", Long.toString(r.taskId()))
           .put("trigger_ms", r.triggerTime().toInstant().toEpochMilli()).put("priority", r.priority())
           .put("timeout_ms", timeoutMs);
       return vertx.eventBus().<JsonObject>request(Addresses.SYNC_AWAIT, await,
               new DeliveryOptions().setSendTimeout(timeoutMs + SYNC_GRACE_MS))
-          .map(reply -> reply.body())
-          .recover(e -> ins.duplicate()
-              // answered with a task this request did not create (same biz_key, or same fingerprint as a
-              // task due within 5 s): the deadline is this request's, not that task's — say where it
-              // stands and leave it alone (ApiFuzzIT once saw a pending HTTP task failed this way)
-              ? tasks.find(who.tenantId(), r.taskId()).map(found -> standing(found.orElse(r)))
+          .map(reply -> answer(reply.body()))
+          .recover(e -> (ins.duplicate()
+              // a task this request did not create: the deadline is this request's, not that task's — say
+              // where it stands and leave it alone (ApiFuzzIT once saw a pending HTTP task failed this way)
+              ? tasks.find(who.tenantId(), r.taskId())
               : tasks.failUnfinished(who.tenantId(), r.taskId(),
-                  "no outcome within timeout_ms (" + timeoutMs + " ms) on the sync endpoint"));
+                  "no outcome within timeout_ms (" + timeoutMs + " ms) on the sync endpoint"))
+              .map(found -> answer(found.orElse(r))));
     }).onComplete(ar -> {
       if (ar.failed()) {
         ctx.fail(ar.cause());
       } else {
-        HttpJson.send(ctx, 200, answer(ar.result()));
+        HttpJson.send(ctx, 200, ar.result());
       }
     });
   }
 
-  /** A task's {task_id, status, result_json, error} as it stands, in the shape the outcome waiter answers. */
-  private static JsonObject standing(TaskRecord t) {
-    return new JsonObject().put("task_id", Long.toString(t.taskId())).put("status", t.status().name())
-        .put("result_json", t.result()).put("error", t.error());
+  /** The contract's answer for a task as it stands. */
+  private static JsonObject answer(TaskRecord t) {
+    return answer(Long.toString(t.taskId()), t.status().name(), t.result(), t.error());
   }
 
-  /** {task_id, status, result_json, error} as the contract's answer: the result as JSON, exactly. */
-  private static JsonObject answer(JsonObject outcome) {
-    return new JsonObject().put("task_id", outcome.getString("task_id")).put("status", outcome.getString("status"))
-        .put("result", JsonText.parseOrText(outcome.getString("result_json"))).put("error", outcome.getString("error"));
+  /** The contract's answer from the outcome waiter's reply ({@code ExecutorVerticle}'s sync answer). */
+  private static JsonObject answer(JsonObject waiterReply) {
+    return answer(waiterReply.getString("task_id"), waiterReply.getString("status"),
+        waiterReply.getString("result_json"), waiterReply.getString("error"));
+  }
+
+  /** {task_id, status, result, error}; {@code resultJson} is the stored text, turned into JSON exactly. */
+  private static JsonObject answer(String taskId, String status, String resultJson, String error) {
+    return new JsonObject().put("task_id", taskId).put("status", status)
+        .put("result", JsonText.parseOrText(resultJson)).put("error", error);
   }
 }

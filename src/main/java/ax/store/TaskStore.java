@@ -198,14 +198,15 @@ public final class TaskStore {
       WITH failed AS (
         UPDATE tasks SET status = 'FAILED', error = :error, lease_deadline = NULL, finished_at = now(),
                          updated_at = now()
-         WHERE task_id = :id AND tenant_id = :tenant AND status NOT IN %s
-        RETURNING task_id, status, result, error
+         WHERE task_id = :id AND tenant_id = :tenant AND status NOT IN %1$s
+        RETURNING %2$s
       )
-      SELECT task_id, status, result::text AS result, error FROM failed
+      SELECT * FROM failed
       UNION ALL
-      SELECT task_id, status, result::text, error FROM tasks
+      SELECT %2$s FROM tasks
        WHERE task_id = :id AND tenant_id = :tenant AND NOT EXISTS (SELECT 1 FROM failed)"""
-      .formatted(Sql.in(TaskStatus.SUCCESS, TaskStatus.FAILED, TaskStatus.CANCELLED, TaskStatus.SKIPPED)));
+      .formatted(Sql.in(TaskStatus.SUCCESS, TaskStatus.FAILED, TaskStatus.CANCELLED, TaskStatus.SKIPPED),
+          READ_COLUMNS));
 
   /** Cancelling a sharded parent cancels its shards that have not started either. */
   private static final Sql CANCEL = Sql.of("""
@@ -615,17 +616,11 @@ public final class TaskStore {
   }
 
   /**
-   * Fails the task unless it already finished; answers its final {task_id, status, result_json, error}
-   * ({@code result_json}: the stored result as JSON text, or null).
+   * Fails the task unless it already finished; answers it as it ends up (empty: no such task).
    */
-  public Future<io.vertx.core.json.JsonObject> failUnfinished(String tenantId, long taskId, String error) {
+  public Future<Optional<TaskRecord>> failUnfinished(String tenantId, long taskId, String error) {
     return pool.preparedQuery(FAIL_UNFINISHED.text()).execute(FAIL_UNFINISHED.params().set("id", taskId)
-        .set("tenant", tenantId).set("error", error).tuple()).map(rows -> {
-      var r = rows.iterator().next();
-      return new io.vertx.core.json.JsonObject().put("task_id", Long.toString(r.getLong("task_id")))
-          .put("status", r.getString("status")).put("result_json", r.getString("result"))
-          .put("error", r.getString("error"));
-    });
+        .set("tenant", tenantId).set("error", error).tuple()).map(TaskStore::single);
   }
 
   public Future<Optional<TaskRecord>> find(String tenantId, long taskId) {

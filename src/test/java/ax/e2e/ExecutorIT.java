@@ -230,6 +230,20 @@ class ExecutorIT {
       JsonObject after = get(api, stored.body().getString("task_id"));
       assertTrue(Set.of("DELAYED", "READY").contains(after.getString("status")),
           "still waiting for its own time and an executor of its own: " + after.encode());
+      // the same with an HTTP-target task: no executor will ever answer for it, so the sync request answers
+      // where it stands at once instead of waiting out its own timeout_ms
+      ApiClient.Reply httpTarget = api.submit(new JsonObject().put("task_type", "it.echo")
+          .put("callback_url", "http://127.0.0.1:9/never").put("payload", new JsonObject().put("dup", 2))
+          .put("trigger_time", Instant.now().plusSeconds(3).toString())); // within the 5 s fingerprint window
+      assertEquals(201, httpTarget.status(), httpTarget.raw().body());
+      long asked = System.nanoTime();
+      ApiClient.Reply dupOfHttp = api.post("/openapi/v1/tasks/sync", new JsonObject().put("task_type", "it.echo")
+          .put("processor", "echo").put("payload", new JsonObject().put("dup", 2)).put("timeout_ms", 3_000).encode());
+      long tookMs = (System.nanoTime() - asked) / 1_000_000;
+      assertEquals(200, dupOfHttp.status(), dupOfHttp.raw().body());
+      assertEquals(httpTarget.body().getString("task_id"), dupOfHttp.body().getString("task_id"));
+      assertEquals("DELAYED", dupOfHttp.body().getString("status"), dupOfHttp.raw().body());
+      assertTrue(tookMs < 2_500, "answered at once, not after its 3 000 ms timeout: " + tookMs + " ms");
 
       ApiClient.Reply sharded = api.submit(task("echo", new JsonObject().put("job", 1)).put("shard_total", 16)
           .put("trigger_time", Instant.now().plusMillis(500).toString()));
