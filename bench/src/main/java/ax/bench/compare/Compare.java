@@ -185,15 +185,31 @@ public final class Compare {
   /**
    * {@code --recurring-schedules} (1000) schedules firing every {@code --recurring-every-ms} (1000) for
    * {@code --recurring-minutes} (2), starts staggered evenly over the period ({@code --recurring-aligned}: all
-   * at the same instant, cron's shape), after the same warm-up burst as the other phases. The first due time
-   * is {@code --recurring-lead-s} (20) after creation starts, on a whole second; the bench waits until every
-   * occurrence of the window ran or {@code --recurring-drain-s} (30) after the last due time.
+   * at the same instant, cron's shape), after the same warm-up burst as the other phases and then a recurring
+   * warm-up: the same schedules for {@code --recurring-warmup-minutes} (1; 0 for none), so that no system is
+   * measured with a cold JIT on its recurring path (the burst does not run it). The warm-up's figures are
+   * reported as a note: they are the cold start. The first due time of each is {@code --recurring-lead-s}
+   * (20) after creation starts, on a whole second; the bench waits until every occurrence of the window ran
+   * or {@code --recurring-drain-s} (30) after the last due time.
    */
   private void recurring(Contender c) throws Exception {
     warmUp(c);
+    double warmUpMinutes = o.doubleValue("recurring-warmup-minutes", 1);
+    if (warmUpMinutes > 0) {
+      Results.Recurring cold = recurringPhase(c, "recurring warm-up", warmUpMinutes);
+      RecurringOutcome w = cold.outcome();
+      results.notes.add(c.name() + " recurring warm-up (" + Report.fmt(warmUpMinutes, 1) + " min, the same "
+          + "schedules, cold JIT on this path; not in the figures): lateness p50 " + w.lateness().getValueAtPercentile(50)
+          + " p99 " + w.lateness().getValueAtPercentile(99) + " max " + w.lateness().getMaxValue() + " ms; received "
+          + w.received() + "/" + w.expected() + ", doubled " + w.doubled() + ", early " + w.early());
+    }
+    results.add(recurringPhase(c, "recurring", o.doubleValue("recurring-minutes", 2)));
+  }
+
+  private Results.Recurring recurringPhase(Contender c, String label, double minutes) throws Exception {
     int count = o.intValue("recurring-schedules", 1000);
     long period = o.longValue("recurring-every-ms", 1000);
-    int slots = (int) Math.max(1, Math.round(o.doubleValue("recurring-minutes", 2) * 60_000 / period));
+    int slots = (int) Math.max(1, Math.round(minutes * 60_000 / period));
     long first = (System.currentTimeMillis() + o.longValue("recurring-lead-s", 20) * 1000 + 999) / 1000 * 1000;
     RecurringPlan plan = new RecurringPlan(count, first, period, slots, o.flag("recurring-aligned"));
     String phase = "recurring-" + System.currentTimeMillis() % 100_000;
@@ -201,10 +217,10 @@ public final class Compare {
     double cpu0 = c.cpuSeconds();
     Contender.Ingested created = c.scheduleRecurring(phase, plan, threads, Math.max(1, Math.min(chunk, count / threads)));
     long createdAt = System.currentTimeMillis();
-    System.out.println("[compare] " + c.name() + " recurring: " + created.accepted() + " schedules created in "
+    System.out.println("[compare] " + c.name() + " " + label + ": " + created.accepted() + " schedules created in "
         + created.ms() + " ms; first due in " + (first - createdAt) + " ms");
     if (createdAt > first) {
-      results.notes.add(c.name() + " recurring: creating the schedules ended " + (createdAt - first)
+      results.notes.add(c.name() + " " + label + ": creating the schedules ended " + (createdAt - first)
           + " ms after the first due time");
     }
     long expected = created.accepted() * (long) slots;
@@ -214,7 +230,7 @@ public final class Compare {
     while ((got = c.occurrences(phase)) < expected && System.currentTimeMillis() < deadline && c.alive()) {
       if (System.currentTimeMillis() - lastPrint > 10_000) {
         lastPrint = System.currentTimeMillis();
-        System.out.println("[compare] " + c.name() + " recurring: " + got + "/" + expected + " occurrences (load "
+        System.out.println("[compare] " + c.name() + " " + label + ": " + got + "/" + expected + " occurrences (load "
             + loadavg() + ")");
       }
       Thread.sleep(100);
@@ -222,11 +238,11 @@ public final class Compare {
     Thread.sleep(graceMs);
     RecurringOutcome out = c.recurringOutcome(phase);
     Results.Recurring r = new Results.Recurring(c.name(), plan, created, out, c.cpuSeconds() - cpu0, load0, loadavg());
-    results.add(r);
-    System.out.println("[compare] " + c.name() + " recurring: received " + out.received() + "/" + out.expected()
+    System.out.println("[compare] " + c.name() + " " + label + ": received " + out.received() + "/" + out.expected()
         + ", missed " + out.missed() + ", doubled " + out.doubled() + ", early " + out.early() + ", lateness p50 "
         + out.lateness().getValueAtPercentile(50) + " p99 " + out.lateness().getValueAtPercentile(99) + " max "
         + out.lateness().getMaxValue() + " ms, CPU " + Report.fmt(r.cpuPerOccurrenceUs(), 0) + " µs/occurrence");
+    return r;
   }
 
   static String loadavg() {

@@ -463,7 +463,8 @@ public final class CompareReport {
     line("");
     line("Each system gets the same schedules through its own API (ax: `POST /openapi/v1/schedules`; db-scheduler: "
         + "instances of one `recurringWithPersistentSchedule` task; Quartz: one trigger per schedule; settings below), "
-        + "the first due on a whole second after the same warm-up burst. "
+        + "the first due on a whole second after the same warm-up burst and, unless `--recurring-warmup-minutes 0`, "
+        + "a recurring warm-up with the same schedules (its cold-JIT figures are in the notes at the top). "
         + "Every execution names its schedule and the due time it ran for (ax: the callback's `trigger_time`; "
         + "db-scheduler: the execution's `executionTime`; Quartz: `getScheduledFireTime()`), and is judged against "
         + "the due times the definition gives: **missed** = schedules × occurrences − distinct (schedule, due time) "
