@@ -6,7 +6,7 @@
 #
 #   faults/run.sh [--quick|--full] [--no-build]
 #
-# --quick (default): a subset covering 22 rows, about 9-10 minutes on a 2-core machine.
+# --quick (default): a subset covering 24 rows, about 10-11 minutes on a 2-core machine.
 # --full: every test that records a row (not timed yet; roughly 15-20 minutes by its parts).
 # Exit status: 0 when every row that ran passed, 1 when a row failed, 2 on a usage or build error.
 set -uo pipefail
@@ -44,6 +44,8 @@ quick_tests=(
   StuckRowsIT
   LongTaskIT
   ElectionRaceIT
+  DoubleDeliveryIT
+  HerdIT
 )
 quick_props=(-Dax.faults.cancels=1000 -Dax.faults.bizkey=10000 -Dax.faults.starts=3)
 # Full: everything that records a row, at the matrix's sizes.

@@ -1,0 +1,68 @@
+package ax.e2e;
+
+import ax.testing.TestPostgres;
+import io.vertx.core.json.JsonObject;
+import org.junit.jupiter.api.Test;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+
+/**
+ * The fault matrix's "lost ack / double delivery" row: every dispatch reaches the executor twice — the
+ * copy right behind the first or up to 400 ms later, often after the task has finished and its outcome
+ * has been reported — through a relay between the executor process and the node's bridge. The executor
+ * must run each task once (its dedupe window), the node must record one attempt and one outcome per task,
+ * and nothing may be lost on the way (the second ack goes to a request already settled).
+ */
+class DoubleDeliveryIT {
+  private static final int ECHOES = 400;
+  private static final int SLEEPS = 100;
+
+  @Test
+  void everyDispatchDeliveredTwiceRunsOnceAndIsRecordedOnce() throws Exception {
+    try (TestPostgres pg = TestPostgres.create(); AxCluster ax = AxCluster.start(pg, 1, Map.of());
+         DuplicatingBridge relay = new DuplicatingBridge(ax.bridgePorts.get(0), 400);
+         ExecutorProcess executor = ExecutorProcess.java("twice", AxCluster.token("twice"), relay.servers(),
+             "echo,sleep")) {
+      List<JsonObject> tasks = new ArrayList<>();
+      for (int i = 0; i < ECHOES + SLEEPS; i++) {
+        // the sleeps are still running when most of their copies arrive; the echoes have finished
+        JsonObject payload = i < ECHOES ? new JsonObject().put("i", i) : new JsonObject().put("ms", 200);
+        String processor = i < ECHOES ? "echo" : "sleep";
+        tasks.add(new JsonObject().put("task_type", "it.twice." + processor).put("processor", processor)
+            .put("payload", payload).put("dedupe", false).put("max_retry", 0));
+      }
+      List<String> ids = ExecutorIT.submitAll(ax.api(0), tasks);
+      ax.awaitCount("SELECT count(*) FROM tasks WHERE status IN ('SUCCESS', 'FAILED')", ids.size(), 90_000);
+      executor.awaitStarted(ids.size(), Duration.ofSeconds(10));
+      Thread.sleep(1_500); // the last copies (≤ 400 ms late) have arrived and been answered by now
+
+      Map<String, Integer> runs = executor.countsByTask();
+      int twice = 0;
+      int lost = 0;
+      int deliveredTwice = 0;
+      for (String id : ids) {
+        int n = runs.getOrDefault(id, 0);
+        twice += n > 1 ? 1 : 0;
+        lost += n == 0 ? 1 : 0;
+        deliveredTwice += relay.duplicatedTasks.contains(id) ? 1 : 0;
+      }
+      int succeeded = ax.count("SELECT count(*) FROM tasks WHERE status = 'SUCCESS' AND attempt = 1");
+      int attemptRows = ax.count("SELECT count(*) FROM task_attempts");
+      FaultRow.record("double-delivery", Map.of("tasks", ids.size(), "delivered_twice", deliveredTwice,
+              "dispatch_frames_duplicated", relay.duplicatedFrames.get(), "lost", lost, "run_twice", twice,
+              "succeeded_first_attempt", succeeded, "attempt_rows", attemptRows),
+          "every dispatch frame delivered to the executor twice (the copy 0-400 ms later, often after the outcome "
+              + "was reported): each task ran once, one attempt and one SUCCESS recorded per task");
+      assertEquals(ids.size(), deliveredTwice, "every task's dispatch must have been delivered twice");
+      assertEquals(0, lost, "tasks the executor never ran");
+      assertEquals(0, twice, "tasks the executor ran twice");
+      assertEquals(ids.size(), succeeded, "each task SUCCESS in attempt 1");
+      assertEquals(ids.size(), attemptRows, "one attempt row per task");
+    }
+  }
+}
