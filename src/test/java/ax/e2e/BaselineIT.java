@@ -35,21 +35,15 @@ class BaselineIT {
       ax.awaitCount("SELECT count(*) FROM tasks WHERE status IN ('SUCCESS', 'FAILED')", ids.size(),
           first + WINDOW_MS - System.currentTimeMillis() + 60_000);
       Thread.sleep(2_000); // a repeated call would arrive by now
-      int lost = 0;
-      int twice = 0;
-      for (String id : ids) {
-        int calls = receiver.calls(Long.parseLong(id));
-        lost += calls == 0 ? 1 : 0;
-        twice += calls > 1 ? 1 : 0;
-      }
-      List<Long> lateness = receiver.hits.stream().map(Receiver.Hit::latenessMs).toList();
+      Receiver.Tally calls = receiver.tally(ids);
+      List<Long> lateness = receiver.lateness();
       long early = lateness.stream().filter(l -> l < 0).count();
-      FaultRow.record("baseline", Map.of("tasks", ids.size(), "lost", lost, "run_twice", twice, "early", early,
+      FaultRow.record("baseline", Map.of("tasks", ids.size(), "lost", calls.lost(), "run_twice", calls.twice(), "early", early,
               "lateness_p50_ms", FaultRow.percentile(lateness, 50), "lateness_p99_ms", FaultRow.percentile(lateness, 99),
               "lateness_max_ms", FaultRow.percentile(lateness, 100)),
           ids.size() + " HTTP tasks due uniformly within " + WINDOW_MS / 1000 + " s on one node, no fault");
-      assertEquals(0, lost, "lost");
-      assertEquals(0, twice, "run twice");
+      assertEquals(0, calls.lost(), "lost");
+      assertEquals(0, calls.twice(), "run twice");
       assertEquals(0, early, "fired early");
       assertEquals(ids.size(), ax.count("SELECT count(*) FROM tasks WHERE status = 'SUCCESS'"));
     }

@@ -7,6 +7,7 @@ import io.vertx.core.json.JsonObject;
 import java.time.Instant;
 import java.util.AbstractList;
 import java.util.Arrays;
+import java.util.Collection;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
@@ -74,6 +75,26 @@ final class Receiver implements AutoCloseable {
 
   int calls(long taskId) {
     return byTask.getOrDefault(taskId, List.of()).size();
+  }
+
+  /** How the calls of these tasks went: how many were never called, how many more than once. */
+  record Tally(int lost, int twice) {
+  }
+
+  Tally tally(Collection<String> taskIds) {
+    int lost = 0;
+    int twice = 0;
+    for (String id : taskIds) {
+      int n = calls(Long.parseLong(id));
+      lost += n == 0 ? 1 : 0;
+      twice += n > 1 ? 1 : 0;
+    }
+    return new Tally(lost, twice);
+  }
+
+  /** The lateness of every call received so far, ms (negative: called before its trigger time). */
+  List<Long> lateness() {
+    return hits.stream().map(Hit::latenessMs).toList();
   }
 
   @Override

@@ -72,13 +72,7 @@ class RollingRestartIT {
       ax.awaitCount("SELECT count(*) FROM tasks WHERE status IN ('SUCCESS', 'FAILED')", ids.size(),
           lastDue - System.currentTimeMillis() + 60_000);
       Thread.sleep(2_000); // a call repeated late would arrive by now
-      int lost = 0;
-      int twice = 0;
-      for (String id : ids) {
-        int calls = receiver.calls(Long.parseLong(id));
-        lost += calls == 0 ? 1 : 0;
-        twice += calls > 1 ? 1 : 0;
-      }
+      Receiver.Tally calls = receiver.tally(ids);
       assertEquals(ids.size(), ax.count("SELECT count(*) FROM tasks WHERE status = 'SUCCESS'"), "every task succeeded");
       List<Long> steady = new ArrayList<>();
       List<Long> restarting = new ArrayList<>();
@@ -88,16 +82,16 @@ class RollingRestartIT {
         (h.triggerTimeMs() < steadyUntil ? steady : h.triggerTimeMs() <= restartsEnded ? restarting : new ArrayList<Long>())
             .add(h.latenessMs());
       }
-      FaultRow.record("restart", Map.of("tasks", ids.size(), "lost", lost, "run_twice", twice, "early", early,
+      FaultRow.record("restart", Map.of("tasks", ids.size(), "lost", calls.lost(), "run_twice", calls.twice(), "early", early,
               "lateness_p99_steady_ms", FaultRow.percentile(steady, 99),
               "lateness_p99_restarting_ms", FaultRow.percentile(restarting, 99)),
           "SIGTERM and restart of each node of a 3-node cluster in turn, the leader included, under HTTP load: "
               + String.join("; ", handOvers));
       System.out.printf("RollingRestartIT: %d tasks, lost %d, run twice %d, early %d; lateness p50/p99/max steady "
-              + "%s, during the restarts %s; %s%n", ids.size(), lost, twice, early, figures(steady),
+              + "%s, during the restarts %s; %s%n", ids.size(), calls.lost(), calls.twice(), early, figures(steady),
           figures(restarting), String.join("; ", handOvers));
-      assertEquals(0, lost, "lost");
-      assertEquals(0, twice, "run twice");
+      assertEquals(0, calls.lost(), "lost");
+      assertEquals(0, calls.twice(), "run twice");
       assertEquals(0, early, "fired early");
     }
   }
