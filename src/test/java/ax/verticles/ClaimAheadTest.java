@@ -8,27 +8,20 @@ import ax.dispatch.OutcomeBacklog;
 import ax.http.CallbackUrlPolicy;
 import ax.http.HostResolver;
 import ax.http.HttpTargetInvoker;
-import ax.leader.LeaderTerm;
 import ax.metrics.AxMetrics;
-import ax.store.AdminStore;
 import ax.store.ApiKeyStore;
-import ax.store.Database;
-import ax.store.LeaseStore;
 import ax.store.ScheduleStore;
 import ax.store.TaskStore;
 import ax.task.NewTask;
 import ax.task.OutcomePolicy;
 import ax.task.RetryBackoff;
 import ax.task.TaskStatus;
-import ax.testing.TestPostgres;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import io.vertx.core.Vertx;
 import io.vertx.core.http.HttpServer;
 import io.vertx.core.json.JsonObject;
 import io.vertx.junit5.VertxExtension;
 import io.vertx.junit5.VertxTestContext;
-import io.vertx.pgclient.PgConnectOptions;
-import io.vertx.sqlclient.Pool;
 import io.vertx.sqlclient.Row;
 import io.vertx.sqlclient.Tuple;
 import org.junit.jupiter.api.AfterEach;
@@ -55,33 +48,25 @@ class ClaimAheadTest {
   /** Generous, so that the claim is seen ahead even on a loaded 2-core box. */
   private static final long LEAD_MS = 800;
   private static final int TASKS = 20;
-  private static final AdminStore.Actor CLI = new AdminStore.Actor("cli:test", null);
 
-  private TestPostgres pg;
-  private Pool pool;
+  private VerticleDatabase db;
   private TaskStore tasks;
   private HttpServer receiver;
   private final Map<Long, Long> arrivals = new ConcurrentHashMap<>();
 
   @BeforeEach
   void deploy(Vertx vertx, VertxTestContext ctx) {
-    pg = TestPostgres.create();
-    PgConnectOptions options = Database.connectOptions(pg.url());
-    Database.migrate(options);
-    pool = Database.pool(vertx, options, 4);
-    tasks = new TaskStore(pool);
-    LocalCodec.registerAll(vertx);
-    ApiKeyStore keys = new ApiKeyStore(pool, null);
-    AdminStore admin = new AdminStore(pool, keys);
-    admin.createTenant("tenant-a", "tenant-a", CLI).await();
-    admin.createKey("key-a", "claim-ahead-secret-0123456789", "tenant-a", null, CLI).await();
+    db = VerticleDatabase.create(vertx);
+    tasks = new TaskStore(db.pool);
+    ApiKeyStore keys = new ApiKeyStore(db.pool, null);
+    db.tenantWithKey("tenant-a", "key-a", "claim-ahead-secret-0123456789");
 
     DbClock clock = DbClock.system();
     clock.anchor(System.currentTimeMillis(), System.nanoTime()); // same machine as the database
     AxMetrics metrics = new AxMetrics(new SimpleMeterRegistry());
     HttpTargetInvoker invoker = new HttpTargetInvoker(vertx, vertx.createHttpClient(),
         new CallbackUrlPolicy(List.of("127.0.0.1")), new HostResolver(vertx));
-    ScheduleStore store = new ScheduleStore(pool, "node-a");
+    ScheduleStore store = new ScheduleStore(db.pool, "node-a");
     receiver = vertx.createHttpServer().requestHandler(req -> req.body().onSuccess(body -> {
       long arrived = System.currentTimeMillis();
       arrivals.putIfAbsent(Long.parseLong(new JsonObject(body).getString("task_id")), arrived);
@@ -98,8 +83,7 @@ class ClaimAheadTest {
 
   @AfterEach
   void close() {
-    pool.close().await();
-    pg.close();
+    db.close();
   }
 
   @Test
@@ -113,13 +97,11 @@ class ClaimAheadTest {
       tasks.insert(new NewTask(ids[i], "tenant-a", "key-a", "claim.ahead", first + i * 7L, TaskStatus.DELAYED, 5, 0,
           5_000, url, null, "{}", null)).await();
     }
-    long epoch = new LeaseStore(pool).tryAcquire(LeaseStore.SCHEDULER, "node-a/1", null, 30_000).await().orElseThrow();
-    vertx.eventBus().publish(Addresses.LEADER_CHANGED, LeaderTerm.leading(LeaseStore.SCHEDULER, "node-a/1", epoch),
-        LocalCodec.localOnly());
+    vertx.eventBus().publish(Addresses.LEADER_CHANGED, db.leadScheduler("node-a/1"), LocalCodec.localOnly());
 
     // Watch PostgreSQL until every call has arrived: when was each task first seen claimed?
     Map<Long, Long> seenRunning = new ConcurrentHashMap<>();
-    vertx.setPeriodic(5, timer -> pool.preparedQuery("SELECT task_id FROM tasks WHERE task_id = ANY($1) AND status <> 'DELAYED'")
+    vertx.setPeriodic(5, timer -> db.pool.preparedQuery("SELECT task_id FROM tasks WHERE task_id = ANY($1) AND status <> 'DELAYED'")
         .execute(Tuple.of(ids)).onSuccess(rows -> {
           long now = System.currentTimeMillis();
           rows.forEach(r -> seenRunning.putIfAbsent(r.getLong("task_id"), now));
@@ -148,7 +130,7 @@ class ClaimAheadTest {
   private void awaitOutcomes(Long[] ids) throws InterruptedException {
     long deadline = System.currentTimeMillis() + 10_000;
     while (true) {
-      List<Row> rows = pool.preparedQuery("""
+      List<Row> rows = db.pool.preparedQuery("""
               SELECT task_id, status, attempt, started_at = next_trigger_time AS started_at_trigger
                 FROM tasks WHERE task_id = ANY($1)""")
           .execute(Tuple.of(ids)).await().stream().toList();

@@ -18,7 +18,6 @@ import ax.protocol.Registration;
 import ax.protocol.ResultBatch;
 import ax.protocol.ResultReply;
 import ax.protocol.TaskOutcome;
-import ax.store.Database;
 import ax.store.ExecutionStore;
 import ax.store.LeaseStore;
 import ax.store.TaskStore;
@@ -27,7 +26,6 @@ import ax.task.OutcomePolicy;
 import ax.task.ReadyTask;
 import ax.task.RetryBackoff;
 import ax.task.TaskStatus;
-import ax.testing.TestPostgres;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import io.vertx.core.Vertx;
 import io.vertx.core.eventbus.DeliveryOptions;
@@ -38,8 +36,6 @@ import io.vertx.core.json.JsonObject;
 import io.vertx.junit5.Checkpoint;
 import io.vertx.junit5.VertxExtension;
 import io.vertx.junit5.VertxTestContext;
-import io.vertx.pgclient.PgConnectOptions;
-import io.vertx.sqlclient.Pool;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -60,25 +56,19 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 class ExecutorVerticleTest {
   private static final String EXECUTOR = "ex-1";
 
-  private TestPostgres pg;
-  private Pool pool;
+  private VerticleDatabase db;
   private TaskStore tasks;
   private LeaderTerm term;
   private final SimpleMeterRegistry meters = new SimpleMeterRegistry();
 
   @BeforeEach
   void deploy(Vertx vertx, VertxTestContext ctx) {
-    pg = TestPostgres.create();
-    PgConnectOptions options = Database.connectOptions(pg.url());
-    Database.migrate(options);
-    pool = Database.pool(vertx, options, 4);
-    tasks = new TaskStore(pool);
-    LocalCodec.registerAll(vertx);
-    long epoch = new LeaseStore(pool).tryAcquire(LeaseStore.SCHEDULER, "node-a/1", null, 30_000).await().orElseThrow();
-    term = LeaderTerm.leading(LeaseStore.SCHEDULER, "node-a/1", epoch);
+    db = VerticleDatabase.create(vertx);
+    tasks = new TaskStore(db.pool);
+    term = db.leadScheduler("node-a/1");
     DbClock clock = DbClock.system();
     clock.anchor(System.currentTimeMillis(), System.nanoTime()); // same machine as the database
-    ExecutorVerticle verticle = new ExecutorVerticle(new ExecutionStore(pool, "node-a"), clock,
+    ExecutorVerticle verticle = new ExecutorVerticle(new ExecutionStore(db.pool, "node-a"), clock,
         new AxMetrics(meters), DispatchSettings.of(60_000, 2_000, 1_000),
         new OutcomePolicy(RetryBackoff.defaults()),
         type -> (views, key) -> views.stream().filter(ExecutorView::available).map(ExecutorView::executorId).findFirst());
@@ -103,8 +93,7 @@ class ExecutorVerticleTest {
 
   @AfterEach
   void close() {
-    pool.close().await();
-    pg.close();
+    db.close();
   }
 
   private static DeliveryOptions fromExecutor() {

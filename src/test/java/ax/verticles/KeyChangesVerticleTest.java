@@ -3,14 +3,10 @@ package ax.verticles;
 import ax.api.auth.ApiKeyCache;
 import ax.store.AdminStore;
 import ax.store.ApiKeyStore;
-import ax.store.Database;
 import ax.store.KeyChangeListener;
-import ax.testing.TestPostgres;
 import io.vertx.core.Vertx;
 import io.vertx.junit5.VertxExtension;
 import io.vertx.junit5.VertxTestContext;
-import io.vertx.pgclient.PgConnectOptions;
-import io.vertx.sqlclient.Pool;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -30,29 +26,22 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 class KeyChangesVerticleTest {
   private static final AdminStore.Actor CLI = new AdminStore.Actor("cli:test", null);
 
-  private TestPostgres pg;
-  private Pool pool;
+  private VerticleDatabase db;
   private AdminStore admin;
   private ApiKeyCache cache;
 
   @BeforeEach
   void deploy(Vertx vertx, VertxTestContext ctx) {
-    pg = TestPostgres.create();
-    PgConnectOptions options = Database.connectOptions(pg.url());
-    Database.migrate(options);
-    pool = Database.pool(vertx, options, 4);
-    ApiKeyStore keys = new ApiKeyStore(pool, null);
-    admin = new AdminStore(pool, keys);
-    cache = new ApiKeyCache(keys);
-    admin.createTenant("t1", "t1", CLI)
-        .compose(t -> admin.createKey("ak_watched", "watched-secret-0123456789", "t1", null, CLI))
-        .compose(k -> vertx.deployVerticle(new KeyChangesVerticle(cache, new KeyChangeListener.Connector(options))))
+    db = VerticleDatabase.create(vertx);
+    admin = db.tenantWithKey("t1", "ak_watched", "watched-secret-0123456789");
+    cache = new ApiKeyCache(new ApiKeyStore(db.pool, null));
+    vertx.deployVerticle(new KeyChangesVerticle(cache, new KeyChangeListener.Connector(db.options)))
         .onComplete(ctx.succeedingThenComplete());
   }
 
   @AfterEach
   void tearDown() {
-    pg.close();
+    db.close();
   }
 
   @Test
@@ -72,7 +61,7 @@ class KeyChangesVerticleTest {
   void anEventBusAnnouncementAloneEvictsTheKey(Vertx vertx, VertxTestContext ctx) throws Exception {
     cache.find("ak_watched")
         // changed behind the cache's back with no announcement at all (a raw UPDATE) ...
-        .compose(cached -> pool.query("UPDATE api_keys SET disabled = true WHERE access_key = 'ak_watched'").execute())
+        .compose(cached -> db.pool.query("UPDATE api_keys SET disabled = true WHERE access_key = 'ak_watched'").execute())
         .compose(done -> cache.find("ak_watched"))
         .onComplete(ctx.succeeding(stale -> {
           ctx.verify(() -> assertTrue(stale.orElseThrow().acceptsRequests(), "the cache still holds the old state"));

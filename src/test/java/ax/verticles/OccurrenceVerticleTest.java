@@ -6,19 +6,14 @@ import ax.bus.TaskBatch;
 import ax.leader.LeaderTerm;
 import ax.metrics.AxMetrics;
 import ax.schedule.ScheduleSettings;
-import ax.store.Database;
-import ax.store.LeaseStore;
 import ax.store.RecurringScheduleStore;
 import ax.store.RecurringScheduleStore.ScheduleRow;
-import ax.testing.TestPostgres;
 import ax.wheel.ScheduledTask;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import io.vertx.core.Vertx;
 import io.vertx.junit5.Checkpoint;
 import io.vertx.junit5.VertxExtension;
 import io.vertx.junit5.VertxTestContext;
-import io.vertx.pgclient.PgConnectOptions;
-import io.vertx.sqlclient.Pool;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -42,22 +37,16 @@ class OccurrenceVerticleTest {
       {"task_type":"cache.refresh","callback_url":"http://127.0.0.1:9/r","processor":null,"payload":null,\
       "max_retry":0,"priority":5,"timeout_ms":1000}""";
 
-  private TestPostgres pg;
-  private Pool pool;
+  private VerticleDatabase db;
   private RecurringScheduleStore store;
   private LeaderTerm term;
   private final AtomicLong ids = new AtomicLong(77_000);
 
   @BeforeEach
   void deploy(Vertx vertx, VertxTestContext ctx) {
-    pg = TestPostgres.create();
-    PgConnectOptions options = Database.connectOptions(pg.url());
-    Database.migrate(options);
-    pool = Database.pool(vertx, options, 4);
-    store = new RecurringScheduleStore(pool);
-    LocalCodec.registerAll(vertx);
-    long epoch = new LeaseStore(pool).tryAcquire(LeaseStore.SCHEDULER, "node-a/1", null, 30_000).await().orElseThrow();
-    term = LeaderTerm.leading(LeaseStore.SCHEDULER, "node-a/1", epoch);
+    db = VerticleDatabase.create(vertx);
+    store = new RecurringScheduleStore(db.pool);
+    term = db.leadScheduler("node-a/1");
     OccurrenceVerticle verticle = new OccurrenceVerticle(store, ids::incrementAndGet,
         new AxMetrics(new SimpleMeterRegistry()), new OccurrenceVerticle.Settings(100, 2_000, 50,
         ScheduleSettings.defaults()));
@@ -66,8 +55,7 @@ class OccurrenceVerticleTest {
 
   @AfterEach
   void close() {
-    pool.close().await();
-    pg.close();
+    db.close();
   }
 
   @Test
@@ -92,7 +80,7 @@ class OccurrenceVerticleTest {
     Instant start = Instant.now().minusMillis(100);
     store.create(new ScheduleRow(2L, "tenant-a", "key-a", null, null, 1_000L, null, "UTC", start, null, null,
         "fire_once", "allow", TEMPLATE, "ACTIVE", start, 0, 0, 0, null, null, null)).await();
-    vertx.setTimer(500, t -> pool.query("SELECT count(*) FROM tasks").execute().onComplete(ctx.succeeding(rows -> {
+    vertx.setTimer(500, t -> db.pool.query("SELECT count(*) FROM tasks").execute().onComplete(ctx.succeeding(rows -> {
       ctx.verify(() -> assertEquals(0L, rows.iterator().next().getLong(0)));
       ctx.completeNow();
     })));
