@@ -421,7 +421,7 @@ public final class ExecutorVerticle extends TermBoundVerticle {
    * executor that the next leader does not know was handed over.
    */
   private void answerWhenHandedOver(Message<Object> msg, long deadlineNanos) {
-    int inFlight = term().leader() ? dispatch.dispatchesInFlight() : 0;
+    int inFlight = leading() ? dispatch.dispatchesInFlight() : 0; // a standby has handed nothing over
     if (inFlight == 0 || System.nanoTime() - deadlineNanos > 0) {
       if (inFlight > 0) {
         LOG.warning(inFlight + " executor hand-overs still unanswered at the stop; the next leader's ack "

@@ -197,4 +197,39 @@ class ExecutorVerticleTest {
           }
         });
   }
+
+  /**
+   * A graceful stop asks the verticle to close hand-overs on every node; a standby has none and must answer
+   * at once (it threw instead, so the stop of every standby waited out the request's timeout, ack timeout
+   * + 5 s, and the node logged SEVERE).
+   */
+  @Test
+  void aStandbyAnswersTheStopsCloseHandOversAtOnce(Vertx vertx, VertxTestContext ctx) {
+    vertx.eventBus().publish(Addresses.LEADER_CHANGED, LeaderTerm.standby(LeaseStore.SCHEDULER, "node-a/1"),
+        LocalCodec.localOnly());
+    awaitTermEnded(vertx, 50)
+        .compose(v -> vertx.eventBus().<Integer>request(Addresses.EXEC_CLOSE_HAND_OVERS, null,
+            new DeliveryOptions().setLocalOnly(true).setSendTimeout(1_000)))
+        .onComplete(ctx.succeeding(reply -> ctx.verify(() -> {
+          assertEquals(0, reply.body(), "hand-overs in flight on a standby");
+          ctx.completeNow();
+        })));
+  }
+
+  /** Completes once the term's consumers are gone (the stats address has no handler any more). */
+  private static io.vertx.core.Future<Void> awaitTermEnded(Vertx vertx, int tries) {
+    return vertx.eventBus().request(Addresses.EXEC_STATS, null, new DeliveryOptions().setSendTimeout(500))
+        .<Void>mapEmpty()
+        .transform(ar -> {
+          if (ar.failed() && ar.cause() instanceof ReplyException re && re.failureType() == ReplyFailure.NO_HANDLERS) {
+            return io.vertx.core.Future.succeededFuture();
+          }
+          if (tries == 0) {
+            return io.vertx.core.Future.failedFuture("the term never ended");
+          }
+          io.vertx.core.Promise<Void> later = io.vertx.core.Promise.promise();
+          vertx.setTimer(20, t -> awaitTermEnded(vertx, tries - 1).onComplete(later));
+          return later.future();
+        });
+  }
 }
