@@ -58,21 +58,33 @@ final class AxProcess implements AutoCloseable {
   }
 
   /**
-   * A port nothing listens on now and that this JVM has not handed out before. The second condition
-   * matters: a cluster's ports are all chosen before its nodes start, and the kernel may offer a port
-   * chosen (and released) a moment ago again — once a node's HTTP port came back equal to its own
-   * Hazelcast port, and the node exited unable to bind.
+   * A port nothing listens on now and that this JVM has not handed out before, below the kernel's ephemeral
+   * range (32768-60999 on Linux). The second condition matters: a cluster's ports are all chosen before its
+   * nodes start, and the kernel may offer a port chosen (and released) a moment ago again — once a node's
+   * HTTP port came back equal to its own Hazelcast port. The range matters for the same reason: a port the
+   * kernel hands out for listening is also one it hands to outgoing connections, and in the full fault run
+   * one of three nodes started together exited "port … is already in use" — another process's connection
+   * had taken its HTTP port between the choice and the bind.
    */
   static synchronized int freePort() throws IOException {
-    while (true) {
-      try (ServerSocket s = new ServerSocket(0)) {
-        if (HANDED_OUT.add(s.getLocalPort())) {
-          return s.getLocalPort();
-        }
+    for (int tries = 0; tries < 2_000; tries++) {
+      int port = FIRST_PORT + PORTS.nextInt(PORT_COUNT);
+      if (HANDED_OUT.contains(port)) {
+        continue;
+      }
+      try (ServerSocket s = new ServerSocket(port)) {
+        HANDED_OUT.add(port);
+        return port;
+      } catch (IOException taken) {
+        // something listens there; try another
       }
     }
+    throw new IOException("no free port in " + FIRST_PORT + "-" + (FIRST_PORT + PORT_COUNT - 1));
   }
 
+  private static final int FIRST_PORT = 20_000;
+  private static final int PORT_COUNT = 12_000;
+  private static final java.util.Random PORTS = new java.util.Random();
   private static final java.util.Set<Integer> HANDED_OUT = new java.util.HashSet<>();
 
   private void awaitHealthy(Duration timeout) throws Exception {
