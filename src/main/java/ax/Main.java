@@ -2,6 +2,7 @@ package ax;
 
 import ax.config.LogSettings;
 import ax.logging.LogSetup;
+import ax.logging.ShutdownSafeLogManager;
 import ax.tools.AxCli;
 
 import java.util.Map;
@@ -17,6 +18,10 @@ public final class Main {
   }
 
   public static void main(String[] args) {
+    // before anything touches java.util.logging: see ShutdownSafeLogManager for why
+    if (System.getProperty("java.util.logging.manager") == null) {
+      System.setProperty("java.util.logging.manager", ShutdownSafeLogManager.class.getName());
+    }
     Map<String, String> env = System.getenv();
     System.exit(AxCli.commandLine(env, () -> LogSetup.install(LogSettings.fromEnv(env))).execute(args));
   }

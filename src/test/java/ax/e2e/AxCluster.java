@@ -220,7 +220,7 @@ final class AxCluster implements AutoCloseable {
     }
   }
 
-  private String rowsAsText(String sql) throws Exception {
+  String rowsAsText(String sql) throws Exception {
     StringBuilder out = new StringBuilder();
     try (Connection c = pg.connect(); ResultSet rs = c.createStatement().executeQuery(sql)) {
       int columns = rs.getMetaData().getColumnCount();

@@ -44,6 +44,9 @@ class RollingRestartIT {
       long steadyUntil = System.currentTimeMillis();
 
       List<String> handOvers = new ArrayList<>();
+      long resignedAfterMax = 0;
+      long successorAfterResignMax = 0;
+      List<String> events = new ArrayList<>(List.of("steady-until " + (steadyUntil - firstDue)));
       int leader = ax.awaitLeader(5_000);
       List<Integer> order = new ArrayList<>(List.of(0, 1, 2));
       order.remove(Integer.valueOf(leader));
@@ -53,18 +56,28 @@ class RollingRestartIT {
         long stopAt = System.currentTimeMillis();
         int exit = ax.nodes.get(i).stopGracefully();
         long stoppedAfter = System.currentTimeMillis() - stopAt;
+        events.add("SIGTERM node-" + i + " " + (stopAt - firstDue) + " stopped " + (stopAt + stoppedAfter - firstDue));
         assertTrue(exit == 0 || exit == 143, "node " + i + " exited with " + exit);
+        // the JDK's own shutdown hook once removed the log handlers while the stop was still logging
+        String stopLog = ax.nodes.get(i).output();
+        assertTrue(stopLog.contains("stopped gracefully in"), "node " + i + " logged its stop:\n" + tail(stopLog));
         if (wasLeader) {
           int next = ax.awaitLeader(TTL_MS);
           long successorAfter = System.currentTimeMillis() - stopAt;
-          handOvers.add("leader node-" + i + " stopped in " + stoppedAfter + " ms, node-" + next + " leading "
-              + successorAfter + " ms after SIGTERM");
+          long resignedAt = loggedAt(stopLog, "resigned leader lease");
+          long ledAt = loggedAt(ax.nodes.get(next).output(), "became leader, epoch");
+          assertTrue(resignedAt > 0, "node " + i + " logged its resignation:\n" + tail(stopLog));
+          resignedAfterMax = Math.max(resignedAfterMax, resignedAt - stopAt);
+          successorAfterResignMax = Math.max(successorAfterResignMax, ledAt - resignedAt);
+          handOvers.add("leader node-" + i + " resigned " + (resignedAt - stopAt) + " ms after SIGTERM and stopped in "
+              + stoppedAfter + " ms, node-" + next + " leading " + (ledAt - resignedAt) + " ms after the resignation");
           assertTrue(successorAfter < TTL_MS / 2, "the successor led " + successorAfter + " ms after the SIGTERM: "
               + "the lease was not handed over (TTL " + TTL_MS + " ms)");
         } else {
           handOvers.add("standby node-" + i + " stopped in " + stoppedAfter + " ms");
         }
         ax.restart(i);
+        events.add("restarted node-" + i + " " + (System.currentTimeMillis() - firstDue));
       }
       long restartsEnded = System.currentTimeMillis();
       assertTrue(restartsEnded < lastDue, "the restarts ended before the last task was due");
@@ -84,16 +97,40 @@ class RollingRestartIT {
       }
       FaultRow.record("restart", Map.of("tasks", ids.size(), "lost", calls.lost(), "run_twice", calls.twice(), "early", early,
               "lateness_p99_steady_ms", FaultRow.percentile(steady, 99),
-              "lateness_p99_restarting_ms", FaultRow.percentile(restarting, 99)),
+              "lateness_p99_restarting_ms", FaultRow.percentile(restarting, 99),
+              "resigned_after_sigterm_ms_max", resignedAfterMax, "successor_after_resignation_ms_max", successorAfterResignMax),
           "SIGTERM and restart of each node of a 3-node cluster in turn, the leader included, under HTTP load: "
               + String.join("; ", handOvers));
       System.out.printf("RollingRestartIT: %d tasks, lost %d, run twice %d, early %d; lateness p50/p99/max steady "
               + "%s, during the restarts %s; %s%n", ids.size(), calls.lost(), calls.twice(), early, figures(steady),
           figures(restarting), String.join("; ", handOvers));
+      System.out.println("RollingRestartIT events, ms after the first due: " + events);
+      receiver.hits.stream().sorted((a, b) -> Long.compare(b.latenessMs(), a.latenessMs())).limit(10)
+          .forEach(h -> {
+            String node; // the claim's own lateness tells a slow claim from a slow call
+            try {
+              node = ax.rowsAsText("SELECT a.node_id, round(extract(epoch from a.started_at - t.trigger_time)*1000) AS start_late,"
+                  + " round(extract(epoch from a.finished_at - t.trigger_time)*1000) AS finish_late FROM tasks t JOIN task_attempts a"
+                  + " USING (task_id) WHERE task_id = " + h.taskId()).replace('\n', ' ');
+            } catch (Exception e) {
+              node = e.toString();
+            }
+            System.out.println("RollingRestartIT latest calls: late " + h.latenessMs() + " due+" + (h.triggerTimeMs() - firstDue) + node);
+          });
       assertEquals(0, calls.lost(), "lost");
       assertEquals(0, calls.twice(), "run twice");
       assertEquals(0, early, "fired early");
     }
+  }
+
+  /** When a node last logged a line containing {@code phrase} (its leading timestamp), or -1. */
+  private static long loggedAt(String log, String phrase) {
+    return log.lines().filter(l -> l.contains(phrase)).reduce((first, later) -> later)
+        .map(l -> Instant.parse(l.substring(0, l.indexOf(' '))).toEpochMilli()).orElse(-1L);
+  }
+
+  private static String tail(String log) {
+    return log.substring(Math.max(0, log.length() - 3_000));
   }
 
   private static String figures(List<Long> lateness) {
