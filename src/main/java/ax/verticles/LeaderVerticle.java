@@ -57,6 +57,11 @@ public final class LeaderVerticle extends VerticleBase {
   private boolean standbyAnnounced;
   private long timerId = -1;
   private boolean stopped;
+  private long startedNanos;
+
+  /** Up this long, a standby counts as warm (see {@link #tryAfterResignationMs}). */
+  static final long WARM_AFTER_MS = 60_000;
+  static final long COLD_STANDBY_DEFERRAL_MS = 250;
 
   public LeaderVerticle(LeaseStore leases, OutcomeBacklog backlog, AxMetrics metrics, Settings settings) {
     this.leases = leases;
@@ -72,11 +77,12 @@ public final class LeaderVerticle extends VerticleBase {
   @Override
   public Future<?> start() {
     vertx.eventBus().<Void>localConsumer(Addresses.LEADER_STATUS, msg -> msg.reply(term, LocalCodec.localOnly()));
-    // a leader that resigned in a graceful stop: try at once rather than at the next poll
+    startedNanos = System.nanoTime();
+    // a leader that resigned in a graceful stop: try now rather than at the next poll (see tryAfterResignationMs)
     vertx.eventBus().<String>consumer(Addresses.LEASE_RESIGNED, msg -> {
       if (!stopped && !term.leader() && !inFlight && !holder.equals(msg.body())) {
         vertx.cancelTimer(timerId);
-        schedule(0);
+        schedule(tryAfterResignationMs((System.nanoTime() - startedNanos) / 1_000_000));
       }
     });
     schedule(0);
@@ -101,6 +107,19 @@ public final class LeaderVerticle extends VerticleBase {
           LOG.log(Level.WARNING, "could not resign the lease; it expires in " + ttlMs + " ms", e);
           return Future.succeededFuture();
         });
+  }
+
+  /**
+   * How long a standby that heard of a resignation waits before trying for the lease: the longer it has
+   * been up, the sooner, so the warmest standby wins the race (0 ms once up {@link #WARM_AFTER_MS}, up to
+   * {@link #COLD_STANDBY_DEFERRAL_MS} just after its start). In a rolling restart the standby restarted a
+   * moment ago used to win, and its first second as leader ran on cold code while its JIT was still
+   * compiling the start-up (RollingRestartIT: tasks due then fired 0.5 to 2 s late). Alone, it still leads
+   * within a quarter of a second, far inside the TTL.
+   */
+  static long tryAfterResignationMs(long upMs) {
+    long coldFor = Math.max(0, WARM_AFTER_MS - upMs);
+    return coldFor * COLD_STANDBY_DEFERRAL_MS / WARM_AFTER_MS;
   }
 
   private void schedule(long delayMs) {
