@@ -61,7 +61,7 @@ public final class LeaderVerticle extends VerticleBase {
 
   /** Up this long, a standby counts as warm (see {@link #tryAfterResignationMs}). */
   static final long WARM_AFTER_MS = 60_000;
-  static final long COLD_STANDBY_DEFERRAL_MS = 250;
+  static final long COLD_STANDBY_DEFERRAL_MS = 100;
 
   public LeaderVerticle(LeaseStore leases, OutcomeBacklog backlog, AxMetrics metrics, Settings settings) {
     this.leases = leases;
@@ -115,7 +115,8 @@ public final class LeaderVerticle extends VerticleBase {
    * {@link #COLD_STANDBY_DEFERRAL_MS} just after its start). In a rolling restart the standby restarted a
    * moment ago used to win, and its first second as leader ran on cold code while its JIT was still
    * compiling the start-up (RollingRestartIT: tasks due then fired 0.5 to 2 s late). Alone, it still leads
-   * within a quarter of a second, far inside the TTL.
+   * within a tenth of a second, far inside the TTL: the deferral is kept short because, when every
+   * standby is young the warmest still waits part of it (at 250 ms that cost 0.2 s of lateness there).
    */
   static long tryAfterResignationMs(long upMs) {
     long coldFor = Math.max(0, WARM_AFTER_MS - upMs);
