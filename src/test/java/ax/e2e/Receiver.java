@@ -67,22 +67,6 @@ final class Receiver implements AutoCloseable {
             .end(new JsonObject().put("handled", h.taskId()).put("attempt", h.attempt()).encode());
       }
     })).listen(0, "127.0.0.1").await();
-    warmUp();
-  }
-
-  /**
-   * One request through the server before any node calls it: the first request a JVM serves loads its
-   * HTTP server classes, and the first tasks of a test arrived up to 0.3-1 s late for that alone (the
-   * node had sent them on time).
-   */
-  private void warmUp() {
-    var client = vertx.createHttpClient();
-    client.request(io.vertx.core.http.HttpMethod.POST, server.actualPort(), "127.0.0.1", "/hook")
-        .compose(req -> req.send("{}"))
-        .compose(resp -> resp.body())
-        .eventually(() -> client.close())
-        .await();
-    webhooks.clear();
   }
 
   String url() {
