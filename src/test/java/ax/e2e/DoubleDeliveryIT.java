@@ -16,7 +16,9 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
  * copy right behind the first or up to 400 ms later, often after the task has finished and its outcome
  * has been reported — through a relay between the executor process and the node's bridge. The executor
  * must run each task once (its dedupe window), the node must record one attempt and one outcome per task,
- * and nothing may be lost on the way (the second ack goes to a request already settled).
+ * and nothing may be lost on the way (the second ack goes to a request already settled). A copy that
+ * arrives after the scheduler replaced its attempt (no room, a late ack) must not run either: CI once saw
+ * 26 of 500 tasks run twice that way.
  */
 class DoubleDeliveryIT {
   private static final int ECHOES = 400;
@@ -51,18 +53,38 @@ class DoubleDeliveryIT {
         lost += n == 0 ? 1 : 0;
         deliveredTwice += relay.duplicatedTasks.contains(id) ? 1 : 0;
       }
-      int succeeded = ax.count("SELECT count(*) FROM tasks WHERE status = 'SUCCESS' AND attempt = 1");
+      // A task may legitimately need a second attempt: an executor without room refuses it, or its ack
+      // comes after AX_ACK_TIMEOUT_MS on a loaded machine. Either way it must still run once (the
+      // executor refuses a late copy of the replaced attempt and lets a newer one adopt a run still going).
+      int succeeded = ax.count("SELECT count(*) FROM tasks WHERE status = 'SUCCESS'");
+      int redispatched = ax.count("SELECT count(*) FROM tasks WHERE attempt > 1");
       int attemptRows = ax.count("SELECT count(*) FROM task_attempts");
       FaultRow.record("double-delivery", Map.of("tasks", ids.size(), "delivered_twice", deliveredTwice,
               "dispatch_frames_duplicated", relay.duplicatedFrames.get(), "lost", lost, "run_twice", twice,
-              "succeeded_first_attempt", succeeded, "attempt_rows", attemptRows),
+              "succeeded", succeeded, "redispatched", redispatched, "attempt_rows", attemptRows),
           "every dispatch frame delivered to the executor twice (the copy 0-400 ms later, often after the outcome "
               + "was reported): each task ran once, one attempt and one SUCCESS recorded per task");
       assertEquals(ids.size(), deliveredTwice, "every task's dispatch must have been delivered twice");
       assertEquals(0, lost, "tasks the executor never ran");
-      assertEquals(0, twice, "tasks the executor ran twice");
-      assertEquals(ids.size(), succeeded, "each task SUCCESS in attempt 1");
+      assertEquals(0, twice, () -> "tasks the executor ran twice; their executions (task attempt shard executor):\n"
+          + twiceRun(executor));
+      assertEquals(ids.size(), succeeded, "each task SUCCESS");
       assertEquals(ids.size(), attemptRows, "one attempt row per task");
+    }
+  }
+
+  private static String twiceRun(ExecutorProcess executor) {
+    try {
+      Map<String, Integer> runs = executor.countsByTask();
+      StringBuilder out = new StringBuilder();
+      for (String[] e : executor.executions()) {
+        if (runs.getOrDefault(e[0], 0) > 1) {
+          out.append(String.join(" ", e)).append('\n');
+        }
+      }
+      return out.toString();
+    } catch (java.io.IOException e) {
+      return "(cannot read the executions: " + e + ")";
     }
   }
 }

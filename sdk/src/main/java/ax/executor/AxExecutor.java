@@ -81,6 +81,7 @@ public final class AxExecutor {
     this.admission = new Admission(settings.pools().total(), settings.buffer());
     this.results = new ResultBatcher(this.vertx, context, this::sendResults, stats);
     this.dispatcher = new Dispatcher(settings.executorId(), handlers, pools, admission,
+        new DedupeWindow<>(settings.clock(), settings.dedupeTtl(), settings.dedupeMaxEntries()),
         new DedupeWindow<>(settings.clock(), settings.dedupeTtl(), settings.dedupeMaxEntries()), epochs, recorder,
         stats, results::submit);
     this.keeper = new SessionKeeper(this.vertx, settings, new Host(), listener);

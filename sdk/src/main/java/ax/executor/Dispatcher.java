@@ -8,6 +8,7 @@ import io.vertx.core.json.JsonArray;
 import io.vertx.core.json.JsonObject;
 
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.function.Consumer;
@@ -25,6 +26,13 @@ import java.util.logging.Logger;
  *       attempt is accepted but not run either (R5): its result is sent again under the new attempt.
  *       That closes the one window the scheduler cannot: an ack that arrived too late, after the task
  *       had been handed out again.</li>
+ *   <li>A copy of an attempt older than one already dispatched here is rejected and not run: the
+ *       scheduler replaced that attempt (it was refused for room, or its ack was late), so running it
+ *       would run the task twice. Found by the double-delivery test in CI: a refused attempt 1, then
+ *       attempt 2 running, then a late copy of attempt 1's dispatch that found room.</li>
+ *   <li>A newer attempt of a task whose earlier attempt is still running here is accepted and adopted
+ *       by that run: the scheduler gave the earlier one up (a late ack), but it is going; when it ends
+ *       its outcome is reported under every attempt that adopted it, and the handler ran once.</li>
  *   <li>Otherwise it is accepted if a permit is free ({@link Admission}), else rejected; while draining
  *       everything new is rejected.</li>
  * </ol>
@@ -44,6 +52,10 @@ final class Dispatcher {
   private final WorkerPools pools;
   private final Admission admission;
   private final DedupeWindow<TaskResult> dedupe;
+  /** Per task and shard (attempt 0 in the key): the highest attempt dispatched here, run or refused. */
+  private final DedupeWindow<Integer> latestAttempts;
+  /** Per running task and shard (attempt 0 in the key): newer attempts waiting for its outcome. Guarded by itself. */
+  private final Map<DedupeKey, List<TaskContext>> adopters = new HashMap<>();
   private final EpochFence epochs;
   private final ExecutionRecorder recorder;
   private final ExecutorStats stats;
@@ -51,13 +63,14 @@ final class Dispatcher {
   private volatile boolean draining;
 
   Dispatcher(String executorId, Map<String, Registration> handlers, WorkerPools pools, Admission admission,
-             DedupeWindow<TaskResult> dedupe, EpochFence epochs, ExecutionRecorder recorder, ExecutorStats stats,
-             Consumer<TaskResult> results) {
+             DedupeWindow<TaskResult> dedupe, DedupeWindow<Integer> latestAttempts, EpochFence epochs,
+             ExecutionRecorder recorder, ExecutorStats stats, Consumer<TaskResult> results) {
     this.executorId = executorId;
     this.handlers = Map.copyOf(handlers);
     this.pools = pools;
     this.admission = admission;
     this.dedupe = dedupe;
+    this.latestAttempts = latestAttempts;
     this.epochs = epochs;
     this.recorder = recorder;
     this.stats = stats;
@@ -123,6 +136,16 @@ final class Dispatcher {
     }
     DedupeKey key = ctx.dedupeKey();
     DedupeKey anyAttempt = new DedupeKey(ctx.taskId(), 0, ctx.shardIndex());
+    int latest = latestAttempts.outcome(anyAttempt).orElse(0);
+    if (ctx.attempt() < latest) {
+      stats.deduplicated();
+      LOG.fine(() -> "rejecting attempt " + ctx.attempt() + " of task " + ctx.taskId() + ": attempt " + latest
+          + " was dispatched here already");
+      return false;
+    }
+    if (ctx.attempt() > latest) {
+      latestAttempts.complete(anyAttempt, ctx.attempt());
+    }
     java.util.Optional<TaskResult> succeeded = dedupe.outcome(anyAttempt);
     if (succeeded.isPresent() && !dedupe.contains(key)) {
       stats.deduplicated();
@@ -139,6 +162,10 @@ final class Dispatcher {
       // Finished: send the outcome again (the first report may be what got lost). Still running: the
       // first run will report.
       dedupe.outcome(key).ifPresent(results);
+      return true;
+    }
+    if (latest > 0 && latest < ctx.attempt() && adopt(ctx, new DedupeKey(ctx.taskId(), latest, ctx.shardIndex()))) {
+      stats.deduplicated();
       return true;
     }
     if (draining || !admission.tryAcquire()) {
@@ -182,17 +209,47 @@ final class Dispatcher {
       result = TaskResult.failure(ctx, message, elapsedMs(start));
     }
     stats.executed(result);
-    dedupe.complete(ctx.dedupeKey(), result);
-    if (result.status() == TaskResult.Status.SUCCESS) {
-      // Attempt 0 never occurs on the wire: it keys "this task and shard succeeded here" (R5).
-      DedupeKey anyAttempt = new DedupeKey(ctx.taskId(), 0, ctx.shardIndex());
-      dedupe.tryStart(anyAttempt);
-      dedupe.complete(anyAttempt, result);
+    DedupeKey anyAttempt = new DedupeKey(ctx.taskId(), 0, ctx.shardIndex());
+    List<TaskContext> adopted;
+    synchronized (adopters) {
+      dedupe.complete(ctx.dedupeKey(), result);
+      if (result.status() == TaskResult.Status.SUCCESS) {
+        // Attempt 0 never occurs on the wire: it keys "this task and shard succeeded here" (R5).
+        dedupe.tryStart(anyAttempt);
+        dedupe.complete(anyAttempt, result);
+      }
+      adopted = adopters.remove(anyAttempt);
     }
-    // Hand the result over before releasing the permit: drain waits for "nothing in flight and no
+    // Hand the results over before releasing the permit: drain waits for "nothing in flight and no
     // result outstanding", and must never see the gap between the two.
     results.accept(result);
+    if (adopted != null) {
+      for (TaskContext newer : adopted) {
+        TaskResult again = new TaskResult(result.taskId(), newer.attempt(), result.shardIndex(), result.status(),
+            result.result(), result.error(), result.durationMs(), newer.traceparent());
+        dedupe.complete(newer.dedupeKey(), again);
+        results.accept(again);
+      }
+    }
     admission.release();
+  }
+
+  /**
+   * Lets {@code ctx} wait for the run of {@code earlier} if that run is still going; false if it is not
+   * (never started here, or finished). The check and the enrolment happen under the lock the run's end
+   * takes, so an adopter is never left behind by a run that ended in between.
+   */
+  private boolean adopt(TaskContext ctx, DedupeKey earlier) {
+    synchronized (adopters) {
+      if (!dedupe.contains(earlier) || dedupe.outcome(earlier).isPresent()) {
+        return false;
+      }
+      dedupe.tryStart(ctx.dedupeKey());
+      adopters.computeIfAbsent(new DedupeKey(ctx.taskId(), 0, ctx.shardIndex()), k -> new ArrayList<>()).add(ctx);
+      LOG.fine(() -> "attempt " + ctx.attempt() + " of task " + ctx.taskId() + " adopts the running attempt "
+          + earlier.attempt());
+      return true;
+    }
   }
 
   private static long elapsedMs(long startNanos) {
