@@ -28,8 +28,8 @@ import java.util.logging.Logger;
  *       had been handed out again.</li>
  *   <li>A copy of an attempt older than one already dispatched here is rejected and not run: the
  *       scheduler replaced that attempt (it was refused for room, or its ack was late), so running it
- *       would run the task twice. Found by the double-delivery test in CI: a refused attempt 1, then
- *       attempt 2 running, then a late copy of attempt 1's dispatch that found room.</li>
+ *       would run the task twice (e.g. a refused attempt 1, attempt 2 running, then a late copy of
+ *       attempt 1's dispatch that finds room; CI's double-delivery test once saw tasks run twice).</li>
  *   <li>A newer attempt of a task whose earlier attempt is still running here is accepted and adopted
  *       by that run: the scheduler gave the earlier one up (a late ack), but it is going; when it ends
  *       its outcome is reported under every attempt that adopted it, and the handler ran once.</li>
