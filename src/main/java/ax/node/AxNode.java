@@ -29,6 +29,7 @@ import ax.cluster.HazelcastClusterView;
 import ax.cluster.HazelcastSettings;
 import ax.config.AxConfig;
 import ax.delivery.DispatchSettings;
+import ax.dispatch.ClaimGate;
 import ax.dispatch.OutcomeBacklog;
 import ax.fleet.RoutingPolicy;
 import ax.http.AlertPoster;
@@ -94,6 +95,8 @@ import io.vertx.sqlclient.Pool;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.UUID;
+import java.util.function.IntConsumer;
+import java.util.function.IntSupplier;
 import java.util.logging.Logger;
 
 /**
@@ -109,6 +112,8 @@ public final class AxNode {
   private static final int CORES = Math.max(1, Runtime.getRuntime().availableProcessors());
   /** Unwritten call outcomes a node keeps (and writes when it can) before it starts dropping them. */
   private static final int OUTCOME_BACKLOG_CAP = 1_000_000;
+  /** A claim is one statement: longer than this, PostgreSQL is in trouble and the stop goes on. */
+  private static final long CLAIMS_ANSWER_WAIT_MS = 3_000;
 
   private final AxConfig config;
   private final String holder;
@@ -120,6 +125,7 @@ public final class AxNode {
   private DbClockSync clockSync;
   private volatile ApiVerticle api;
   private volatile boolean draining;
+  private final ClaimGate claimGate = new ClaimGate();
   private OutcomeBacklog backlog;
   private String leaderDeployment;
   private String apiDeployment;
@@ -249,7 +255,8 @@ public final class AxNode {
         // One dispatcher per core: due batches are spread over them (event-bus round robin), so claims,
         // HTTP calls and outcome writes of a burst run on every event loop instead of one.
         .compose(id -> vertx.deployVerticle(() -> new DispatchVerticle(scheduleStore, clock, invoker, keys, outcomes,
-            backlog, metrics, DispatchVerticle.Settings.of(tuning.claimBatch(), tuning.claimLeadMs()), tracing),
+            backlog, metrics, DispatchVerticle.Settings.of(tuning.claimBatch(), tuning.claimLeadMs()), tracing,
+            claimGate),
             new DeploymentOptions().setInstances(CORES)))
         .compose(id -> vertx.deployVerticle(new RecoveryScanVerticle(scheduleStore, clock, outcomes, backlog, cluster,
             metrics, RecoveryScanVerticle.Settings.of(tuning.recoveryIntervalMs(), tuning.recoveryLookbackMs(),
@@ -376,8 +383,9 @@ public final class AxNode {
 
   /**
    * Graceful stop (a hand-over, not a crash): /health turns 503 and the API stops; the executor dispatch
-   * hands nothing more over and waits for the hand-overs in flight to be acked; LeaderVerticle steps
-   * down and resigns its lease, and standbys hear of it at once (a successor starts within a poll, not
+   * hands nothing more over and waits for the hand-overs in flight to be acked; the dispatchers send no
+   * claim more and the ones sent answer (what they claimed is called at its trigger time, below);
+   * LeaderVerticle steps down and resigns its lease, and standbys hear of it at once (a successor starts within a poll, not
    * after the TTL); the HTTP calls in flight finish and their outcomes are written (fenced by attempt,
    * so a successor already leading changes nothing), for at most AX_DRAIN_TIMEOUT_MS; then the bridge
    * closes and the node slot is released. Then {@link #close()}. What a stop cut short (calls still
@@ -395,6 +403,7 @@ public final class AxNode {
     long started = System.nanoTime();
     return undeploy(apiDeployment)
         .eventually(this::closeHandOvers)
+        .eventually(this::closeClaims)
         .eventually(() -> undeploy(leaderDeployment))
         .eventually(() -> awaitOutcomesWritten(System.nanoTime() + config.drainTimeoutMs() * 1_000_000L))
         .eventually(() -> undeploy(bridgeDeployment))
@@ -414,18 +423,39 @@ public final class AxNode {
         .<Void>mapEmpty().recover(e -> Future.succeededFuture());
   }
 
+  /** No claim statement after this; resigning waits for the ones sent to answer (see {@link ClaimGate}). */
+  private Future<Void> closeClaims() {
+    claimGate.close();
+    return awaitClaimsAnswered(System.nanoTime() + CLAIMS_ANSWER_WAIT_MS * 1_000_000L);
+  }
+
+  private Future<Void> awaitClaimsAnswered(long deadlineNanos) {
+    return awaitNone(claimGate::inFlight, 2, deadlineNanos, unanswered -> LOG.warning(unanswered
+        + " claim statements unanswered after " + CLAIMS_ANSWER_WAIT_MS
+        + " ms; resigning anyway (the successor's recovery fires what they claimed)"));
+  }
+
   private Future<Void> awaitOutcomesWritten(long deadlineNanos) {
-    int owed = backlog == null ? 0 : backlog.owedCount();
-    if (owed == 0) {
+    return awaitNone(() -> backlog == null ? 0 : backlog.owedCount(), 20, deadlineNanos, owed -> LOG.warning(owed
+        + " calls unfinished or outcomes unwritten at AX_DRAIN_TIMEOUT_MS; recovery fires those tasks again after "
+        + "their deadline"));
+  }
+
+  /**
+   * Completes once {@code remaining} reads 0, looking every {@code everyMs}; at the deadline it completes
+   * anyway, after telling {@code onGiveUp} how many remained. Never fails: a stop goes on.
+   */
+  private Future<Void> awaitNone(IntSupplier remaining, long everyMs, long deadlineNanos, IntConsumer onGiveUp) {
+    int left = remaining.getAsInt();
+    if (left == 0) {
       return Future.succeededFuture();
     }
     if (System.nanoTime() - deadlineNanos > 0) {
-      LOG.warning(owed + " calls unfinished or outcomes unwritten at AX_DRAIN_TIMEOUT_MS; recovery fires those "
-          + "tasks again after their deadline");
+      onGiveUp.accept(left);
       return Future.succeededFuture();
     }
     Promise<Void> later = Promise.promise();
-    vertx.setTimer(20, id -> awaitOutcomesWritten(deadlineNanos).onComplete(later));
+    vertx.setTimer(everyMs, id -> awaitNone(remaining, everyMs, deadlineNanos, onGiveUp).onComplete(later));
     return later.future();
   }
 

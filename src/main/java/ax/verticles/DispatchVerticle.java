@@ -6,6 +6,7 @@ import ax.bus.LocalCodec;
 import ax.bus.ReadyBatch;
 import ax.bus.TaskBatch;
 import ax.clock.DbClock;
+import ax.dispatch.ClaimGate;
 import ax.dispatch.ClaimQueue;
 import ax.dispatch.CompletionWriter;
 import ax.dispatch.OutcomeBacklog;
@@ -24,7 +25,9 @@ import ax.tracing.AxTracing;
 import ax.wheel.ScheduledTask;
 import io.opentelemetry.api.trace.Span;
 import io.opentelemetry.api.trace.SpanKind;
+import io.vertx.core.AsyncResult;
 import io.vertx.core.Future;
+import io.vertx.core.Handler;
 
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -103,6 +106,7 @@ public final class DispatchVerticle extends TermBoundVerticle {
   private static final int MAX_OPEN_RESULT_SPANS = 100_000;
 
   private final ClaimQueue queue;
+  private final ClaimGate gate;
   private int claimsInFlight;
   private CompletionWriter writer;
 
@@ -114,6 +118,14 @@ public final class DispatchVerticle extends TermBoundVerticle {
   public DispatchVerticle(ScheduleStore store, DbClock clock, HttpTargetInvoker invoker, ApiKeyCache keys,
                           OutcomePolicy outcomes, OutcomeBacklog backlog, AxMetrics metrics, Settings settings,
                           AxTracing tracing) {
+    this(store, clock, invoker, keys, outcomes, backlog, metrics, settings, tracing, new ClaimGate());
+  }
+
+  /** @param gate shared by the node's dispatchers; its graceful stop closes it before resigning the lease */
+  public DispatchVerticle(ScheduleStore store, DbClock clock, HttpTargetInvoker invoker, ApiKeyCache keys,
+                          OutcomePolicy outcomes, OutcomeBacklog backlog, AxMetrics metrics, Settings settings,
+                          AxTracing tracing, ClaimGate gate) {
+    this.gate = gate;
     this.tracing = tracing;
     this.store = store;
     this.clock = clock;
@@ -162,15 +174,20 @@ public final class DispatchVerticle extends TermBoundVerticle {
 
   private void pump() {
     while (claimsInFlight < settings.maxConcurrentClaims() && !queue.isEmpty()) {
+      if (!gate.tryStart()) {
+        queue.clear(); // the node is stopping: still DELAYED in PostgreSQL, the successor fires them
+        return;
+      }
       claim(queue.next()); // what queued while the claims in flight ran goes in one statement
     }
   }
 
+  /** Sends one claim statement; {@link #pump} has counted it in the gate, which hears of its answer. */
   private void claim(List<ScheduledTask> batch) {
     long[] ids = batch.stream().mapToLong(ScheduledTask::taskId).toArray();
     long started = System.nanoTime();
     claimsInFlight++;
-    store.claimDue(ids, term().fence(), settings.claimLeadMs()).onComplete(inTerm(ar -> {
+    Handler<AsyncResult<Claimed>> answered = inTerm(ar -> {
       claimsInFlight--;
       if (ar.succeeded()) {
         onClaimed(ids, ar.result(), started);
@@ -180,7 +197,11 @@ public final class DispatchVerticle extends TermBoundVerticle {
         vertx.setTimer(settings.claimRetryDelayMs(), id -> backToWheel(batch));
       }
       pump();
-    }));
+    });
+    store.claimDue(ids, term().fence(), settings.claimLeadMs()).onComplete(ar -> {
+      answered.handle(ar);
+      gate.finished(); // after: what it claimed is counted in the backlog before a stop may resign
+    });
   }
 
   /**
