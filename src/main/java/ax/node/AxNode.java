@@ -385,8 +385,8 @@ public final class AxNode {
    * Graceful stop (a hand-over, not a crash): /health turns 503 and the API stops; the executor dispatch
    * hands nothing more over and waits for the hand-overs in flight to be acked; the dispatchers send no
    * claim more and the ones sent answer (what they claimed is called at its trigger time, below);
-   * LeaderVerticle steps down and resigns its lease, and standbys hear of it at once (a successor starts within a poll, not
-   * after the TTL); the HTTP calls in flight finish and their outcomes are written (fenced by attempt,
+   * LeaderVerticle steps down and resigns its lease, and standbys hear of it at once (a successor starts
+   * within a poll, not after the TTL); the HTTP calls in flight finish and their outcomes are written (fenced by attempt,
    * so a successor already leading changes nothing), for at most AX_DRAIN_TIMEOUT_MS; then the bridge
    * closes and the node slot is released. Then {@link #close()}. What a stop cut short (calls still
    * running at the drain timeout) is what a crash would leave: recovery fires it again after its
