@@ -161,7 +161,8 @@ public final class AxMetrics {
         .serviceLevelObjectives(ROUND_TRIP_BUCKETS).register(registry);
     claimed = Counter.builder("ax_claimed_total").description("tasks claimed (due, lease-fenced) for execution")
         .register(registry);
-    gauge("ax_wheel_queue_depth", "tasks held in memory (timing wheel + delay queue)", wheelDepth);
+    gauge("ax_wheel_queue_depth", "tasks the leader holds in memory (timing wheel + delay queue); 0 on a standby",
+        wheelDepth);
 
     for (Target t : Target.values()) {
       Map<HandOver, Counter> byOutcome = new EnumMap<>(HandOver.class);

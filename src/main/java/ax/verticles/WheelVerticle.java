@@ -20,8 +20,8 @@ import java.util.logging.Level;
 import java.util.logging.Logger;
 
 /**
- * Owns the in-memory tiers ({@link TieredSchedule}: timing wheel + delay queue) while this node leads;
- * nothing else touches them. It
+ * Owns the in-memory tiers ({@link TieredSchedule}: timing wheel + delay queue); nothing else touches
+ * them. While this node leads it
  * <ul>
  *   <li>loads the coming window from PostgreSQL with a cursor over the (trigger_time, status) index
  *       (tier 3 → tiers 1/2), as far as the memory cap allows;</li>
@@ -35,10 +35,22 @@ import java.util.logging.Logger;
  * wheel that long before its trigger time, so its claim commits before the instant and the dispatcher
  * releases it from memory at the exact millisecond (the claim's round trip off the lateness path). A task refused because memory is full stays in PostgreSQL and the cursor is rewound to
  * it, so it is loaded once room frees up — nothing is dropped.
+ *
+ * <p><b>A warm standby.</b> A standby keeps loading the same window into a copy it never fires (it drops
+ * what fell more than {@value #STANDBY_KEEP_MS} ms behind: the leader has it). When it becomes leader it
+ * fires what that copy holds at once, while the loader reads the whole window again from the oldest
+ * pending task (overdue ones first; a task held already is replaced, not doubled) to take in what the
+ * copy missed: tasks submitted behind its cursor, the old leader's unfinished backlog. Without the copy
+ * a successor fired nothing until its first page came back: tasks due just after a graceful hand-over
+ * started ~230 ms late (RollingRestartIT). A copy fuller than half the memory cap is dropped instead,
+ * so future tasks never take the room overdue ones need. Firing a task the old leader already took is
+ * harmless: the claim only takes DELAYED rows.
  */
 public final class WheelVerticle extends TermBoundVerticle {
   private static final Logger LOG = Logger.getLogger(WheelVerticle.class.getName());
   private static final long MAX_SLEEP_MS = 1_000;
+  /** A standby's copy drops tasks due longer ago than this; a successor fires the rest at once. */
+  static final long STANDBY_KEEP_MS = 2_000;
 
   /**
    * @param tickMs        wheel tick
@@ -78,7 +90,8 @@ public final class WheelVerticle extends TermBoundVerticle {
   private long cursorTimeMs;
   private long cursorTaskId;
   private boolean loading;
-  private long loadTimerId = -1;
+  /** Bumped whenever the role changes: a load answered after the change is dropped. */
+  private long generation;
   private long wakeTimerId = -1;
   private long wakeAtMs = Long.MAX_VALUE;
   /** Cluster-wide while leading: submissions accepted by other nodes (see {@link SubmitMessage}). */
@@ -98,36 +111,60 @@ public final class WheelVerticle extends TermBoundVerticle {
     bus.<TaskBatch>localConsumer(Addresses.WHEEL_SCHEDULE, msg -> onSchedule(msg.body().tasks()));
     bus.<Long>localConsumer(Addresses.WHEEL_CANCEL, msg -> onCancel(msg.body()));
     bus.<Void>localConsumer(Addresses.WHEEL_STATS, msg -> msg.reply(stats()));
-    metrics.gaugeWheelDepth(() -> schedule == null ? 0 : schedule.size());
+    // the leader's depth only: a standby's copy is not a queue (summed over nodes it would count twice)
+    metrics.gaugeWheelDepth(() -> schedule == null || !leading() ? 0 : schedule.size());
+    schedule = newSchedule();
+    vertx.setPeriodic(tuning.loadIntervalMs(), id -> {
+      if (!leading()) {
+        dropWhatTheLeaderHas();
+      }
+      load();
+    });
+    load();
     return Future.succeededFuture();
+  }
+
+  private TieredSchedule newSchedule() {
+    return new TieredSchedule(tuning.tickMs(), tuning.wheelSize(), tuning.wheelWindowMs(), tuning.memoryCap(),
+        wheelNow());
   }
 
   @Override
   protected void onTermStarted(LeaderTerm term) {
-    // Rebuild from PostgreSQL: everything pending, from the oldest, as far as the cap allows.
-    schedule = new TieredSchedule(tuning.tickMs(), tuning.wheelSize(), tuning.wheelWindowMs(),
-        tuning.memoryCap(), wheelNow());
+    generation++;
+    int warm = schedule.size();
+    if (warm > tuning.memoryCap() / 2) {
+      schedule = newSchedule();
+      warm = 0;
+    }
+    // Read everything pending again, from the oldest, as far as the cap allows (see the class comment).
     cursorTimeMs = 0;
     cursorTaskId = 0;
     loading = false;
-    loadTimerId = vertx.setPeriodic(tuning.loadIntervalMs(), id -> load());
     submitConsumer = vertx.eventBus().consumer(Addresses.WHEEL_SUBMIT,
         msg -> onSchedule(SubmitMessage.decode(msg.body())));
+    LOG.info("leading: firing from a warm copy of " + warm + " tasks while the window is read again");
+    arm();
     load();
   }
 
   @Override
   protected void onTermEnded(LeaderTerm ended) {
+    generation++;
+    loading = false;
     submitConsumer.unregister();
-    vertx.cancelTimer(loadTimerId);
     cancelWake();
-    schedule = null;
-    LOG.info("standby: dropped the in-memory tiers; PostgreSQL keeps every task");
+    LOG.info("standby: the in-memory tiers stay as a warm copy that fires nothing; PostgreSQL keeps every task");
+  }
+
+  /** A standby's copy: what fell {@link #STANDBY_KEEP_MS} behind is the leader's business, not ours. */
+  private void dropWhatTheLeaderHas() {
+    schedule.pollDue(clock.nowMillis() - STANDBY_KEEP_MS, Integer.MAX_VALUE);
   }
 
   private void onSchedule(List<ScheduledTask> tasks) {
-    if (schedule == null) {
-      return; // not the leader: the leader's loader (or a future leader's rebuild) finds them
+    if (!leading()) {
+      return; // not the leader: the leader's loader (or a future leader's re-read) finds them
     }
     long now = wheelNow();
     for (ScheduledTask t : tasks) {
@@ -139,7 +176,7 @@ public final class WheelVerticle extends TermBoundVerticle {
   }
 
   private void onCancel(long taskId) {
-    if (schedule != null && schedule.cancel(taskId)) {
+    if (schedule.cancel(taskId) && leading()) {
       arm();
     }
   }
@@ -154,7 +191,7 @@ public final class WheelVerticle extends TermBoundVerticle {
   }
 
   private void load() {
-    if (schedule == null || loading) {
+    if (loading) {
       return;
     }
     int limit = Math.min(tuning.loadBatch(), schedule.freeCapacity());
@@ -163,7 +200,11 @@ public final class WheelVerticle extends TermBoundVerticle {
     }
     loading = true;
     long horizon = clock.nowMillis() + tuning.loadWindowMs();
-    store.loadPending(cursorTimeMs, cursorTaskId, horizon, limit).onComplete(inTerm(ar -> {
+    long loadingFor = generation;
+    store.loadPending(cursorTimeMs, cursorTaskId, horizon, limit).onComplete(ar -> {
+      if (loadingFor != generation) {
+        return; // the role changed meanwhile, and with it the cursor: the new role reads for itself
+      }
       loading = false;
       if (ar.failed()) {
         LOG.log(Level.WARNING, "loading the next window failed; retrying on the next interval", ar.cause());
@@ -180,12 +221,14 @@ public final class WheelVerticle extends TermBoundVerticle {
         cursorTimeMs = t.triggerTimeMs();
         cursorTaskId = t.taskId();
       }
-      metrics.recordLoaded(rows.size());
-      arm();
+      if (leading()) {
+        metrics.recordLoaded(rows.size());
+        arm();
+      }
       if (!refused && rows.size() == limit) {
         vertx.runOnContext(v -> load()); // more in this window: keep going
       }
-    }));
+    });
   }
 
   /** The schedule's time: the database's, {@code claimLeadMs} ahead (see the class comment). */
@@ -195,7 +238,7 @@ public final class WheelVerticle extends TermBoundVerticle {
 
   /** Sets the single wake-up timer for the earliest non-empty bucket, if earlier than the current one. */
   private void arm() {
-    if (schedule == null) {
+    if (!leading()) {
       return;
     }
     long next = schedule.nextWakeupMs();
@@ -227,7 +270,7 @@ public final class WheelVerticle extends TermBoundVerticle {
   }
 
   private void fire() {
-    if (schedule == null) {
+    if (!leading()) {
       return;
     }
     long now = wheelNow();
@@ -247,12 +290,8 @@ public final class WheelVerticle extends TermBoundVerticle {
   }
 
   private JsonObject stats() {
-    JsonObject o = new JsonObject().put("leader", schedule != null);
-    if (schedule != null) {
-      o.put("held", schedule.size()).put("wheel", schedule.wheelSize())
-          .put("delay_queue", schedule.delayQueueSize()).put("capacity", tuning.memoryCap())
-          .put("loader_cursor_ms", cursorTimeMs);
-    }
-    return o;
+    return new JsonObject().put("leader", leading()).put("held", schedule.size()).put("wheel", schedule.wheelSize())
+        .put("delay_queue", schedule.delayQueueSize()).put("capacity", tuning.memoryCap())
+        .put("loader_cursor_ms", cursorTimeMs);
   }
 }
