@@ -26,4 +26,13 @@ class DbClockSyncTest {
     // a clock really 30 s ahead still shows about 30 s
     assertEquals(30_000, DbClockSync.offset(31_000, 31_400, 1_000));
   }
+
+  @Test
+  void theReadingWithTheShortestRoundTripAnchors() {
+    DbClockSync.Reading cold = new DbClockSync.Reading(1_000, 0, 120_000_000, 0, 120);
+    DbClockSync.Reading warm = new DbClockSync.Reading(1_130, 128_000_000, 129_000_000, 128, 129);
+    DbClockSync.Reading middling = new DbClockSync.Reading(1_140, 135_000_000, 140_000_000, 135, 140);
+    assertEquals(warm, DbClockSync.tightest(java.util.List.of(cold, warm, middling)));
+    assertEquals(cold, DbClockSync.tightest(java.util.List.of(cold)));
+  }
 }
