@@ -18,8 +18,23 @@ public final class Addresses {
   /** Request, no body (local): the wheel's counters as JSON, for /health. */
   public static final String WHEEL_STATS = "ax.wheel.stats";
 
+  /**
+   * Request, Long horizon in ms (local): a leader's graceful stop asks its wheel to have everything due
+   * within the horizon claimed now (through {@link #DISPATCH_HAND_OVER}), so the stopping node calls those
+   * tasks itself at their trigger times while a successor takes over; answers with how many were fired
+   * once every claim answered.
+   */
+  public static final String WHEEL_HAND_OVER = "ax.wheel.hand-over";
+
   /** {@link TaskBatch} (local): tasks the wheel found due, to be claimed and executed. */
   public static final String DISPATCH_DUE = "ax.dispatch.due";
+
+  /**
+   * Request, {@link TaskBatch} with header {@value #LEAD_MS_HEADER} (local): claim these tasks, due within
+   * that lead, for a hand-over; answered when the claim answered (see {@link #WHEEL_HAND_OVER}).
+   */
+  public static final String DISPATCH_HAND_OVER = "ax.dispatch.hand-over";
+  public static final String LEAD_MS_HEADER = "lead_ms";
 
   /** {@link ReadyBatch} (local): processor tasks just made READY, for the executor dispatch. */
   public static final String EXEC_READY = "ax.exec.ready";

@@ -40,7 +40,8 @@ public record AxConfig(
     WebhookSettings webhooks,
     AlertConfig alerts,
     AdminSettings admin,
-    long drainTimeoutMs) {
+    long drainTimeoutMs,
+    long handOverHorizonMs) {
 
   /**
    * Administration (issue 14 part 4): {@code jwtSecret} (AX_ADMIN_JWT_SECRET) null = the admin API is
@@ -159,6 +160,13 @@ public record AxConfig(
           + "AX_PG_URL=postgresql://postgres@127.0.0.1:5432/ax (use `ax dev` for an embedded database)");
     }
     String allow = r.string("AX_CALLBACK_ALLOWLIST", devMode ? "127.0.0.1,localhost" : "");
+    long drainTimeoutMs = r.longIn("AX_DRAIN_TIMEOUT_MS", 10_000, 0, 600_000);
+    long handOverHorizonMs = r.longIn("AX_HAND_OVER_HORIZON_MS", 500, 0, 60_000);
+    if (handOverHorizonMs > 0 && handOverHorizonMs >= drainTimeoutMs) {
+      throw new ConfigException("AX_HAND_OVER_HORIZON_MS (" + handOverHorizonMs + ") must be less than "
+          + "AX_DRAIN_TIMEOUT_MS (" + drainTimeoutMs + "): a stopping leader calls what it claimed for the "
+          + "hand-over during its drain; set AX_HAND_OVER_HORIZON_MS=0 to turn the hand-over claim off");
+    }
     return new AxConfig(
         r.intIn("AX_HTTP_PORT", 8080, 0, 65_535),
         r.intIn("AX_BRIDGE_PORT", 7000, 0, 65_535),
@@ -181,7 +189,8 @@ public record AxConfig(
             r.intIn("AX_WEBHOOK_CONNECTIONS", 64, 1, 1_024)),
         alerts(r),
         admin(r),
-        r.longIn("AX_DRAIN_TIMEOUT_MS", 10_000, 0, 600_000));
+        drainTimeoutMs,
+        handOverHorizonMs);
   }
 
   private static String bootstrapKey(String value) {

@@ -159,6 +159,14 @@ public final class DispatchVerticle extends TermBoundVerticle {
         pump();
       }
     });
+    // a stopping leader's last claims, for what falls due while a successor takes over (AxNode.stop)
+    vertx.eventBus().<TaskBatch>localConsumer(Addresses.DISPATCH_HAND_OVER, msg -> {
+      if (!leading() || !gate.tryStart()) {
+        msg.reply(null);
+        return;
+      }
+      claim(msg.body().tasks(), Long.parseLong(msg.headers().get(Addresses.LEAD_MS_HEADER)), () -> msg.reply(null));
+    });
     return Future.succeededFuture();
   }
 
@@ -178,16 +186,20 @@ public final class DispatchVerticle extends TermBoundVerticle {
         queue.clear(); // the node is stopping: still DELAYED in PostgreSQL, the successor fires them
         return;
       }
-      claim(queue.next()); // what queued while the claims in flight ran goes in one statement
+      // what queued while the claims in flight ran goes in one statement
+      claim(queue.next(), settings.claimLeadMs(), () -> { });
     }
   }
 
-  /** Sends one claim statement; {@link #pump} has counted it in the gate, which hears of its answer. */
-  private void claim(List<ScheduledTask> batch) {
+  /**
+   * Sends one claim statement for tasks due within {@code leadMs}; the caller has counted it in the
+   * gate, which hears of its answer; {@code answered} runs after the answer was handled.
+   */
+  private void claim(List<ScheduledTask> batch, long leadMs, Runnable answered) {
     long[] ids = batch.stream().mapToLong(ScheduledTask::taskId).toArray();
     long started = System.nanoTime();
     claimsInFlight++;
-    Handler<AsyncResult<Claimed>> answered = inTerm(ar -> {
+    Handler<AsyncResult<Claimed>> handle = inTerm(ar -> {
       claimsInFlight--;
       if (ar.succeeded()) {
         onClaimed(ids, ar.result(), started);
@@ -198,9 +210,10 @@ public final class DispatchVerticle extends TermBoundVerticle {
       }
       pump();
     });
-    store.claimDue(ids, term().fence(), settings.claimLeadMs()).onComplete(ar -> {
-      answered.handle(ar);
+    store.claimDue(ids, term().fence(), leadMs).onComplete(ar -> {
+      handle.handle(ar);
       gate.finished(); // after: what it claimed is counted in the backlog before a stop may resign
+      answered.run();
     });
   }
 

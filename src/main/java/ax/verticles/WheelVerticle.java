@@ -11,10 +11,13 @@ import ax.store.ScheduleStore;
 import ax.wheel.ScheduledTask;
 import ax.wheel.TieredSchedule;
 import io.vertx.core.Future;
+import io.vertx.core.eventbus.DeliveryOptions;
+import io.vertx.core.eventbus.Message;
 import io.vertx.core.eventbus.MessageConsumer;
 import io.vertx.core.json.JsonArray;
 import io.vertx.core.json.JsonObject;
 
+import java.util.ArrayList;
 import java.util.List;
 import java.util.logging.Level;
 import java.util.logging.Logger;
@@ -49,6 +52,8 @@ import java.util.logging.Logger;
 public final class WheelVerticle extends TermBoundVerticle {
   private static final Logger LOG = Logger.getLogger(WheelVerticle.class.getName());
   private static final long MAX_SLEEP_MS = 1_000;
+  /** A claim is one statement; past this the hand-over goes on without its answer. */
+  private static final long HAND_OVER_CLAIM_TIMEOUT_MS = 3_000;
   /** A standby's copy drops tasks due longer ago than this; a successor fires the rest at once. */
   static final long STANDBY_KEEP_MS = 2_000;
 
@@ -111,6 +116,7 @@ public final class WheelVerticle extends TermBoundVerticle {
     bus.<TaskBatch>localConsumer(Addresses.WHEEL_SCHEDULE, msg -> onSchedule(msg.body().tasks()));
     bus.<Long>localConsumer(Addresses.WHEEL_CANCEL, msg -> onCancel(msg.body()));
     bus.<Void>localConsumer(Addresses.WHEEL_STATS, msg -> msg.reply(stats()));
+    bus.<Long>localConsumer(Addresses.WHEEL_HAND_OVER, this::handOver);
     // the leader's depth only: a standby's copy is not a queue (summed over nodes it would count twice)
     metrics.gaugeWheelDepth(() -> schedule == null || !leading() ? 0 : schedule.size());
     schedule = newSchedule();
@@ -155,6 +161,31 @@ public final class WheelVerticle extends TermBoundVerticle {
     submitConsumer.unregister();
     cancelWake();
     LOG.info("standby: the in-memory tiers stay as a warm copy that fires nothing; PostgreSQL keeps every task");
+  }
+
+  /**
+   * A graceful stop's last act as leader: everything due within the horizon goes to be claimed now
+   * (HTTP targets become RUNNING and this node calls them at their trigger times during its drain), so
+   * the tasks due while the lease passes to a successor and it starts are not late. Answers with how
+   * many tasks were handed to the claims, once every claim answered.
+   */
+  private void handOver(Message<Long> msg) {
+    if (!leading()) {
+      msg.reply(0);
+      return;
+    }
+    long horizonMs = msg.body();
+    DeliveryOptions options = LocalCodec.localOnly().setSendTimeout(HAND_OVER_CLAIM_TIMEOUT_MS)
+        .addHeader(Addresses.LEAD_MS_HEADER, Long.toString(horizonMs));
+    List<Future<?>> claims = new ArrayList<>();
+    int fired = 0;
+    List<ScheduledTask> due;
+    while (!(due = schedule.pollDue(clock.nowMillis() + horizonMs, tuning.claimBatch())).isEmpty()) {
+      fired += due.size();
+      claims.add(vertx.eventBus().request(Addresses.DISPATCH_HAND_OVER, new TaskBatch(due), options));
+    }
+    int handed = fired;
+    Future.join(claims).onComplete(ar -> msg.reply(handed));
   }
 
   /** A standby's copy: what fell {@link #STANDBY_KEEP_MS} behind is the leader's business, not ours. */
