@@ -149,7 +149,10 @@ public final class WheelVerticle extends TermBoundVerticle {
     loading = false;
     submitConsumer = vertx.eventBus().consumer(Addresses.WHEEL_SUBMIT,
         msg -> onSchedule(SubmitMessage.decode(msg.body())));
-    LOG.info("leading: firing from a warm copy of " + warm + " tasks while the window is read again");
+    int held = warm;
+    // said at INFO only when it matters: a takeover with work in hand (a first start stays a few lines)
+    LOG.log(held > 0 ? Level.INFO : Level.FINE,
+        () -> "leading: firing from a warm copy of " + held + " tasks while the window is read again");
     arm();
     load();
   }
