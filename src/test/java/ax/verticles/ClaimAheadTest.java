@@ -1,25 +1,12 @@
 package ax.verticles;
 
-import ax.api.auth.ApiKeyCache;
 import ax.bus.Addresses;
 import ax.bus.LocalCodec;
-import ax.clock.DbClock;
-import ax.dispatch.OutcomeBacklog;
-import ax.http.CallbackUrlPolicy;
-import ax.http.HostResolver;
-import ax.http.HttpTargetInvoker;
-import ax.metrics.AxMetrics;
-import ax.store.ApiKeyStore;
-import ax.store.ScheduleStore;
 import ax.store.TaskStore;
 import ax.task.NewTask;
-import ax.task.OutcomePolicy;
-import ax.task.RetryBackoff;
 import ax.task.TaskStatus;
-import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import io.vertx.core.Vertx;
 import io.vertx.core.http.HttpServer;
-import io.vertx.core.json.JsonObject;
 import io.vertx.junit5.VertxExtension;
 import io.vertx.junit5.VertxTestContext;
 import io.vertx.sqlclient.Row;
@@ -58,26 +45,9 @@ class ClaimAheadTest {
   void deploy(Vertx vertx, VertxTestContext ctx) {
     db = VerticleDatabase.create(vertx);
     tasks = new TaskStore(db.pool);
-    ApiKeyStore keys = new ApiKeyStore(db.pool, null);
-    db.tenantWithKey("tenant-a", "key-a", "claim-ahead-secret-0123456789");
-
-    DbClock clock = DbClock.system();
-    clock.anchor(System.currentTimeMillis(), System.nanoTime()); // same machine as the database
-    AxMetrics metrics = new AxMetrics(new SimpleMeterRegistry());
-    HttpTargetInvoker invoker = new HttpTargetInvoker(vertx, vertx.createHttpClient(),
-        new CallbackUrlPolicy(List.of("127.0.0.1")), new HostResolver(vertx));
-    ScheduleStore store = new ScheduleStore(db.pool, "node-a");
-    receiver = vertx.createHttpServer().requestHandler(req -> req.body().onSuccess(body -> {
-      long arrived = System.currentTimeMillis();
-      arrivals.putIfAbsent(Long.parseLong(new JsonObject(body).getString("task_id")), arrived);
-      req.response().setStatusCode(200).end("{}");
-    }));
-    receiver.listen(0, "127.0.0.1")
-        .compose(s -> vertx.deployVerticle(new WheelVerticle(store, clock,
-            new WheelVerticle.Settings(10, 512, 10_000, 60_000, 100, 1_000, 10_000, 200, LEAD_MS), metrics)))
-        .compose(id -> vertx.deployVerticle(new DispatchVerticle(store, clock, invoker, new ApiKeyCache(keys),
-            new OutcomePolicy(RetryBackoff.defaults()), new OutcomeBacklog(1_000), metrics,
-            new DispatchVerticle.Settings(200, 4, 1_000, 5, LEAD_MS))))
+    WheelAndDispatch.deploy(vertx, db, "claim-ahead-secret-0123456789", LEAD_MS,
+            id -> arrivals.putIfAbsent(id, System.currentTimeMillis()))
+        .onSuccess(r -> receiver = r)
         .onComplete(ctx.succeedingThenComplete());
   }
 

@@ -1,28 +1,15 @@
 package ax.verticles;
 
-import ax.api.auth.ApiKeyCache;
 import ax.bus.Addresses;
 import ax.bus.LocalCodec;
-import ax.clock.DbClock;
-import ax.dispatch.OutcomeBacklog;
-import ax.http.CallbackUrlPolicy;
-import ax.http.HostResolver;
-import ax.http.HttpTargetInvoker;
 import ax.leader.LeaderTerm;
-import ax.metrics.AxMetrics;
-import ax.store.ApiKeyStore;
 import ax.store.LeaseStore;
-import ax.store.ScheduleStore;
 import ax.store.TaskStore;
 import ax.task.NewTask;
-import ax.task.OutcomePolicy;
-import ax.task.RetryBackoff;
 import ax.task.TaskStatus;
-import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import io.vertx.core.Vertx;
 import io.vertx.core.eventbus.DeliveryOptions;
 import io.vertx.core.http.HttpServer;
-import io.vertx.core.json.JsonObject;
 import io.vertx.junit5.VertxExtension;
 import io.vertx.junit5.VertxTestContext;
 import io.vertx.sqlclient.Row;
@@ -61,26 +48,11 @@ class HandOverClaimTest {
   void deploy(Vertx vertx, VertxTestContext ctx) {
     db = VerticleDatabase.create(vertx);
     tasks = new TaskStore(db.pool);
-    ApiKeyStore keys = new ApiKeyStore(db.pool, null);
-    db.tenantWithKey("tenant-a", "key-a", "hand-over-secret-0123456789");
-    DbClock clock = DbClock.system();
-    clock.anchor(System.currentTimeMillis(), System.nanoTime()); // same machine as the database
-    AxMetrics metrics = new AxMetrics(new SimpleMeterRegistry());
-    HttpTargetInvoker invoker = new HttpTargetInvoker(vertx, vertx.createHttpClient(),
-        new CallbackUrlPolicy(List.of("127.0.0.1")), new HostResolver(vertx));
-    ScheduleStore store = new ScheduleStore(db.pool, "node-a");
-    receiver = vertx.createHttpServer().requestHandler(req -> req.body().onSuccess(body -> {
-      long id = Long.parseLong(new JsonObject(body).getString("task_id"));
-      arrivals.putIfAbsent(id, System.currentTimeMillis());
-      calls.merge(id, 1, Integer::sum);
-      req.response().setStatusCode(200).end("{}");
-    }));
-    receiver.listen(0, "127.0.0.1")
-        .compose(s -> vertx.deployVerticle(new WheelVerticle(store, clock,
-            new WheelVerticle.Settings(10, 512, 10_000, 60_000, 100, 1_000, 10_000, 200, 50), metrics)))
-        .compose(id -> vertx.deployVerticle(new DispatchVerticle(store, clock, invoker, new ApiKeyCache(keys),
-            new OutcomePolicy(RetryBackoff.defaults()), new OutcomeBacklog(1_000), metrics,
-            DispatchVerticle.Settings.of(200, 50))))
+    WheelAndDispatch.deploy(vertx, db, "hand-over-secret-0123456789", 50, id -> {
+          arrivals.putIfAbsent(id, System.currentTimeMillis());
+          calls.merge(id, 1, Integer::sum);
+        })
+        .onSuccess(r -> receiver = r)
         .onComplete(ctx.succeedingThenComplete());
   }
 
@@ -101,7 +73,7 @@ class HandOverClaimTest {
     }
     long beyond = 81_100L;
     insert(beyond, first + HORIZON_MS + 2_000, url);
-    awaitHeld(vertx, WITHIN + 1);
+    WheelAndDispatch.awaitWheel(vertx, stats -> stats.getInteger("held") >= WITHIN + 1, "the wheel holds them");
 
     int handed = vertx.eventBus().<Integer>request(Addresses.WHEEL_HAND_OVER, HORIZON_MS,
         new DeliveryOptions().setLocalOnly(true)).await(10, TimeUnit.SECONDS).body();
@@ -133,19 +105,6 @@ class HandOverClaimTest {
   private void insert(long id, long dueMs, String url) throws Exception {
     tasks.insert(new NewTask(id, "tenant-a", "key-a", "hand.over", dueMs, TaskStatus.DELAYED, 5, 0, 5_000, url, null,
         "{}", null)).await(10, TimeUnit.SECONDS);
-  }
-
-  private void awaitHeld(Vertx vertx, int n) throws Exception {
-    long deadline = System.currentTimeMillis() + 10_000;
-    while (true) {
-      JsonObject stats = vertx.eventBus().<JsonObject>request(Addresses.WHEEL_STATS, null)
-          .await(5, TimeUnit.SECONDS).body();
-      if (stats.getInteger("held") >= n) {
-        return;
-      }
-      assertTrue(System.currentTimeMillis() < deadline, "the wheel holds " + stats);
-      Thread.sleep(20);
-    }
   }
 
   /** Outcomes are written by attempt after the term ended too: SUCCESS in attempt 1, started at the trigger time. */

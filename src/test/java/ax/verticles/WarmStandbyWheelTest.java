@@ -72,7 +72,7 @@ class WarmStandbyWheelTest {
     insert(overdue, now - 5_000); // the leader's backlog: a standby drops it from its copy
     insert(soon, now + 1_500);
 
-    JsonObject standby = awaitStats(vertx, s -> s.getInteger("held") == 1, "the standby's copy holds the coming task");
+    JsonObject standby = WheelAndDispatch.awaitWheel(vertx, s -> s.getInteger("held") == 1, "the standby's copy holds the coming task");
     assertFalse(standby.getBoolean("leader"));
     Thread.sleep(Math.max(0, now + 1_500 + 300 - System.currentTimeMillis())); // past the coming task's due time
     assertEquals(List.of(), dispatched, "a standby fires nothing, due or not");
@@ -83,7 +83,7 @@ class WarmStandbyWheelTest {
     vertx.eventBus().publish(Addresses.LEADER_CHANGED, LeaderTerm.standby(LeaseStore.SCHEDULER, "node-a/1"),
         LocalCodec.localOnly());
     insert(71_002L, System.currentTimeMillis() + 200);
-    awaitStats(vertx, s -> !s.getBoolean("leader") && s.getInteger("held") >= 1, "the copy after the term");
+    WheelAndDispatch.awaitWheel(vertx, s -> !s.getBoolean("leader") && s.getInteger("held") >= 1, "the copy after the term");
     Thread.sleep(600); // the new task is due and a standby again must not fire it
     assertFalse(dispatched.contains(71_002L), "fired after the term ended");
   }
@@ -91,20 +91,6 @@ class WarmStandbyWheelTest {
   private void insert(long id, long dueMs) throws Exception {
     tasks.insert(new NewTask(id, "tenant-a", "key-a", "warm.standby", dueMs, TaskStatus.DELAYED, 5, 0, 5_000,
         "http://127.0.0.1:9/hook", null, "{}", null)).await(10, TimeUnit.SECONDS);
-  }
-
-  private JsonObject awaitStats(Vertx vertx, java.util.function.Predicate<JsonObject> until, String what)
-      throws Exception {
-    long deadline = System.currentTimeMillis() + 10_000;
-    while (true) {
-      JsonObject stats = vertx.eventBus().<JsonObject>request(Addresses.WHEEL_STATS, null)
-          .await(5, TimeUnit.SECONDS).body();
-      if (until.test(stats)) {
-        return stats;
-      }
-      assertTrue(System.currentTimeMillis() < deadline, what + ": " + stats);
-      Thread.sleep(LOAD_INTERVAL_MS / 2);
-    }
   }
 
   private void awaitDispatched(Set<Long> ids) throws InterruptedException {
