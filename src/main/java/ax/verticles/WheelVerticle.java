@@ -241,7 +241,9 @@ public final class WheelVerticle extends TermBoundVerticle {
       }
       loading = false;
       if (ar.failed()) {
-        LOG.log(Level.WARNING, "loading the next window failed; retrying on the next interval", ar.cause());
+        // a standby's copy is a convenience (and its pool closes under it when the node stops): quiet there
+        LOG.log(leading() ? Level.WARNING : Level.FINE, "loading the next window failed; retrying on the next interval",
+            ar.cause());
         return;
       }
       List<ScheduledTask> rows = ar.result();
