@@ -8,7 +8,9 @@ import ax.metrics.AxMetrics;
 import ax.store.LeaseStore;
 import io.vertx.core.Future;
 import io.vertx.core.VerticleBase;
+import io.vertx.core.eventbus.MessageConsumer;
 
+import java.util.concurrent.TimeUnit;
 import java.util.logging.Level;
 import java.util.logging.Logger;
 
@@ -58,6 +60,7 @@ public final class LeaderVerticle extends VerticleBase {
   private long timerId = -1;
   private boolean stopped;
   private long startedNanos;
+  private MessageConsumer<String> resignations;
 
   /** Up this long, a standby counts as warm (see {@link #tryAfterResignationMs}). */
   static final long WARM_AFTER_MS = 60_000;
@@ -79,7 +82,7 @@ public final class LeaderVerticle extends VerticleBase {
     vertx.eventBus().<Void>localConsumer(Addresses.LEADER_STATUS, msg -> msg.reply(term, LocalCodec.localOnly()));
     startedNanos = System.nanoTime();
     // a leader that resigned in a graceful stop: try now rather than at the next poll (see tryAfterResignationMs)
-    vertx.eventBus().<String>consumer(Addresses.LEASE_RESIGNED, msg -> {
+    resignations = vertx.eventBus().<String>consumer(Addresses.LEASE_RESIGNED, msg -> {
       if (!stopped && !term.leader() && !inFlight && !holder.equals(msg.body())) {
         vertx.cancelTimer(timerId);
         schedule(tryAfterResignationMs((System.nanoTime() - startedNanos) / 1_000_000));
@@ -98,7 +101,11 @@ public final class LeaderVerticle extends VerticleBase {
     }
     LeaderTerm ending = term;
     change(LeaderTerm.standby(lease, holder));
-    return leases.resign(lease, holder, ending.epoch())
+    // Our own consumer goes first: the announcement published below would otherwise reach it after the
+    // undeployment removed it, and Vert.x logs each such message as discarded (a warning at every stop).
+    // Bounded: a cluster that cannot hear of the unregistration must not hold the resignation back.
+    return resignations.unregister().timeout(1, TimeUnit.SECONDS).recover(e -> Future.succeededFuture())
+        .compose(v -> leases.resign(lease, holder, ending.epoch()))
         .onSuccess(ok -> {
           LOG.info("resigned leader lease, epoch " + ending.epoch());
           vertx.eventBus().publish(Addresses.LEASE_RESIGNED, holder);
