@@ -1,0 +1,8 @@
+CREATE OR REPLACE FUNCTION t_outbox() RETURNS trigger LANGUAGE plpgsql AS $$
+BEGIN
+  INSERT INTO t_notes (task_id, status) VALUES (NEW.task_id, NEW.status) ON CONFLICT (task_id) DO NOTHING;
+  RETURN NULL;
+END $$;
+CREATE TRIGGER t_outbox AFTER UPDATE OF status ON t_tasks FOR EACH ROW
+  WHEN (NEW.notify_url IS NOT NULL AND OLD.status IS DISTINCT FROM NEW.status AND NEW.status IN ('SUCCESS','FAILED','CANCELLED','SKIPPED'))
+  EXECUTE FUNCTION t_outbox();
