@@ -77,9 +77,10 @@ public record AxConfig(
 
   /**
    * Webhook delivery (notify_url): how often the leader looks for due notifications, one try's bound,
-   * the wait after a failed first try (×4 after the second), and the connections of its own HTTP pool.
+   * the wait after a failed first try (×4 after the second), the connections of its own HTTP pool, and
+   * the longest it yields to a burst being fired (0 = never).
    */
-  public record WebhookSettings(long pollMs, int timeoutMs, long backoffMs, int connections) {
+  public record WebhookSettings(long pollMs, int timeoutMs, long backoffMs, int connections, long yieldMs) {
   }
 
   /**
@@ -186,7 +187,8 @@ public record AxConfig(
             r.longIn("AX_WEBHOOK_POLL_MS", 200, 10, 60_000),
             r.intIn("AX_WEBHOOK_TIMEOUT_MS", 5_000, 100, 30_000),
             r.longIn("AX_WEBHOOK_BACKOFF_MS", 1_000, 0, 600_000),
-            r.intIn("AX_WEBHOOK_CONNECTIONS", 64, 1, 1_024)),
+            r.intIn("AX_WEBHOOK_CONNECTIONS", 64, 1, 1_024),
+            r.longIn("AX_WEBHOOK_YIELD_MS", 10_000, 0, 60_000)),
         alerts(r),
         admin(r),
         drainTimeoutMs,

@@ -20,6 +20,7 @@ import java.util.List;
 public final class ClaimQueue {
   private final int maxBatch;
   private final ArrayDeque<List<ScheduledTask>> waiting = new ArrayDeque<>();
+  private int tasks;
 
   /** @param maxBatch most tasks per claim ({@code AX_CLAIM_BATCH}); a single larger batch is kept whole */
   public ClaimQueue(int maxBatch) {
@@ -32,6 +33,7 @@ public final class ClaimQueue {
   public void add(List<ScheduledTask> batch) {
     if (!batch.isEmpty()) {
       waiting.add(batch);
+      tasks += batch.size();
     }
   }
 
@@ -39,10 +41,16 @@ public final class ClaimQueue {
     return waiting.isEmpty();
   }
 
+  /** Tasks waiting, in all batches. */
+  public int tasks() {
+    return tasks;
+  }
+
   /** The oldest waiting batch joined with those behind it while they fit in one claim; null when none wait. */
   public List<ScheduledTask> next() {
     List<ScheduledTask> first = waiting.poll();
     if (first == null || waiting.isEmpty() || first.size() + waiting.peek().size() > maxBatch) {
+      tasks -= first == null ? 0 : first.size();
       return first;
     }
     List<ScheduledTask> joined = new ArrayList<>(Math.min(maxBatch, first.size() * (waiting.size() + 1)));
@@ -50,11 +58,13 @@ public final class ClaimQueue {
     while (!waiting.isEmpty() && joined.size() + waiting.peek().size() <= maxBatch) {
       joined.addAll(waiting.poll());
     }
+    tasks -= joined.size();
     return joined;
   }
 
   /** Drops everything waiting (the term ended: the tasks are still DELAYED/READY in PostgreSQL). */
   public void clear() {
     waiting.clear();
+    tasks = 0;
   }
 }

@@ -30,6 +30,7 @@ import ax.cluster.HazelcastSettings;
 import ax.config.AxConfig;
 import ax.delivery.DispatchSettings;
 import ax.dispatch.ClaimGate;
+import ax.dispatch.DispatchLoad;
 import ax.dispatch.OutcomeBacklog;
 import ax.fleet.RoutingPolicy;
 import ax.http.AlertPoster;
@@ -112,6 +113,11 @@ public final class AxNode {
   private static final int CORES = Math.max(1, Runtime.getRuntime().availableProcessors());
   /** Unwritten call outcomes a node keeps (and writes when it can) before it starts dropping them. */
   private static final int OUTCOME_BACKLOG_CAP = 1_000_000;
+  /**
+   * Due tasks in the dispatchers' hands from which webhook delivery waits for them: a burst. A spread
+   * of 1 000 tasks/s holds a few dozen (claimed 50 ms ahead, calls of a few ms).
+   */
+  private static final int WEBHOOKS_YIELD_AT = 1_000;
   /** A claim is one statement: longer than this, PostgreSQL is in trouble and the stop goes on. */
   private static final long CLAIMS_ANSWER_WAIT_MS = 3_000;
 
@@ -219,6 +225,7 @@ public final class AxNode {
     OutcomePolicy outcomes = new OutcomePolicy(tuning.retryBackoff());
     backlog = new OutcomeBacklog(OUTCOME_BACKLOG_CAP);
     metrics.gaugeOutcomeBacklog(backlog::unwritten);
+    DispatchLoad dispatchLoad = new DispatchLoad(backlog);
     RoutingPolicy routing = RoutingPolicy.parse(config.executors().routing(), config.executors().routingOverrides(),
         config.executors().zone());
     HttpTargetInvoker invoker = new HttpTargetInvoker(vertx, http, urlPolicy, resolver);
@@ -256,7 +263,7 @@ public final class AxNode {
         // HTTP calls and outcome writes of a burst run on every event loop instead of one.
         .compose(id -> vertx.deployVerticle(() -> new DispatchVerticle(scheduleStore, clock, invoker, keys, outcomes,
             backlog, metrics, DispatchVerticle.Settings.of(tuning.claimBatch(), tuning.claimLeadMs()), tracing,
-            claimGate),
+            claimGate, dispatchLoad),
             new DeploymentOptions().setInstances(CORES)))
         .compose(id -> vertx.deployVerticle(new RecoveryScanVerticle(scheduleStore, clock, outcomes, backlog, cluster,
             metrics, RecoveryScanVerticle.Settings.of(tuning.recoveryIntervalMs(), tuning.recoveryLookbackMs(),
@@ -275,7 +282,8 @@ public final class AxNode {
                 .setTracingPolicy(TracingPolicy.IGNORE),
                 new PoolOptions().setHttp1MaxSize(config.webhooks().connections())), urlPolicy, resolver),
             keys, clock, metrics, new WebhookVerticle.Settings(config.webhooks().pollMs(), 256,
-                config.webhooks().timeoutMs(), config.webhooks().backoffMs()), tracing),
+                config.webhooks().timeoutMs(), config.webhooks().backoffMs(), config.webhooks().yieldMs(),
+                WEBHOOKS_YIELD_AT), tracing, dispatchLoad),
             // On a worker context, not an event loop: a round builds, signs and sends up to 256 POSTs at
             // once, which on an event loop shared with a dispatcher held its due tasks back (spread p99
             // ×2 with notify_url on every task, bench --notify); the sockets' I/O stays on the event loops.

@@ -8,6 +8,7 @@ import ax.bus.TaskBatch;
 import ax.clock.DbClock;
 import ax.dispatch.ClaimGate;
 import ax.dispatch.ClaimQueue;
+import ax.dispatch.DispatchLoad;
 import ax.dispatch.CompletionWriter;
 import ax.dispatch.OutcomeBacklog;
 import ax.http.HttpTargetInvoker;
@@ -107,6 +108,7 @@ public final class DispatchVerticle extends TermBoundVerticle {
 
   private final ClaimQueue queue;
   private final ClaimGate gate;
+  private final DispatchLoad load;
   private int claimsInFlight;
   private CompletionWriter writer;
 
@@ -118,14 +120,19 @@ public final class DispatchVerticle extends TermBoundVerticle {
   public DispatchVerticle(ScheduleStore store, DbClock clock, HttpTargetInvoker invoker, ApiKeyCache keys,
                           OutcomePolicy outcomes, OutcomeBacklog backlog, AxMetrics metrics, Settings settings,
                           AxTracing tracing) {
-    this(store, clock, invoker, keys, outcomes, backlog, metrics, settings, tracing, new ClaimGate());
+    this(store, clock, invoker, keys, outcomes, backlog, metrics, settings, tracing, new ClaimGate(),
+        new DispatchLoad(backlog));
   }
 
-  /** @param gate shared by the node's dispatchers; its graceful stop closes it before resigning the lease */
+  /**
+   * @param gate shared by the node's dispatchers; its graceful stop closes it before resigning the lease
+   * @param load shared by the node's dispatchers (over {@code backlog}): what webhook delivery yields to
+   */
   public DispatchVerticle(ScheduleStore store, DbClock clock, HttpTargetInvoker invoker, ApiKeyCache keys,
                           OutcomePolicy outcomes, OutcomeBacklog backlog, AxMetrics metrics, Settings settings,
-                          AxTracing tracing, ClaimGate gate) {
+                          AxTracing tracing, ClaimGate gate, DispatchLoad load) {
     this.gate = gate;
+    this.load = load;
     this.tracing = tracing;
     this.store = store;
     this.clock = clock;
@@ -156,6 +163,7 @@ public final class DispatchVerticle extends TermBoundVerticle {
     vertx.eventBus().<TaskBatch>localConsumer(Addresses.DISPATCH_DUE, msg -> {
       if (leading()) {
         queue.add(msg.body().tasks());
+        load.awaitingClaim(msg.body().tasks().size());
         pump();
       }
     });
@@ -177,17 +185,24 @@ public final class DispatchVerticle extends TermBoundVerticle {
 
   @Override
   protected void onTermEnded(LeaderTerm ended) {
-    queue.clear(); // still DELAYED/READY in PostgreSQL: the next leader loads them
+    dropQueue(); // still DELAYED/READY in PostgreSQL: the next leader loads them
+  }
+
+  private void dropQueue() {
+    load.awaitingClaim(-queue.tasks());
+    queue.clear();
   }
 
   private void pump() {
     while (claimsInFlight < settings.maxConcurrentClaims() && !queue.isEmpty()) {
       if (!gate.tryStart()) {
-        queue.clear(); // the node is stopping: still DELAYED in PostgreSQL, the successor fires them
+        dropQueue(); // the node is stopping: still DELAYED in PostgreSQL, the successor fires them
         return;
       }
       // what queued while the claims in flight ran goes in one statement
-      claim(queue.next(), settings.claimLeadMs(), () -> { });
+      List<ScheduledTask> next = queue.next();
+      load.awaitingClaim(-next.size());
+      claim(next, settings.claimLeadMs(), () -> { });
     }
   }
 

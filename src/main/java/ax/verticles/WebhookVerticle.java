@@ -2,6 +2,8 @@ package ax.verticles;
 
 import ax.api.auth.ApiKeyCache;
 import ax.clock.DbClock;
+import ax.dispatch.BurstYield;
+import ax.dispatch.DispatchLoad;
 import ax.http.HttpTargetInvoker;
 import ax.http.WebhookBody;
 import ax.leader.LeaderTerm;
@@ -26,7 +28,8 @@ import java.util.logging.Logger;
  * notifications from the outbox ({@link WebhookStore}, fenced by the term), POSTs each one — signed
  * like callbacks, the URL checked again against the allow-list and its addresses now — over its own
  * HTTP client, so a slow receiver takes webhook connections only, never the ones that fire tasks, and
- * writes the batch's outcomes in one statement. A full batch is followed by the next at once.
+ * writes the batch's outcomes in one statement. A full batch is followed by the next at once. While the
+ * node's dispatchers hold a burst of due tasks, delivery waits for them, a bounded time ({@link BurstYield}).
  *
  * <p>At least once: a try whose outcome is not written (the node died, the term ended) is claimed again
  * when its claim runs out. At most {@link WebhookStore#MAX_TRIES} recorded tries, {@code backoffMs} then
@@ -43,10 +46,12 @@ public final class WebhookVerticle extends TermBoundVerticle {
    * @param batch     notifications per claim
    * @param timeoutMs one try's bound, connection to last byte
    * @param backoffMs wait after the first failed try; ×4 after the second
+   * @param yieldMs   longest a busy spell holds delivery back ({@link BurstYield}); 0 never
+   * @param busyAt    due tasks in the dispatchers' hands from which delivery yields to them
    */
-  public record Settings(long pollMs, int batch, int timeoutMs, long backoffMs) {
+  public record Settings(long pollMs, int batch, int timeoutMs, long backoffMs, long yieldMs, int busyAt) {
     public Settings {
-      if (pollMs < 1 || batch < 1 || timeoutMs < 1 || backoffMs < 0) {
+      if (pollMs < 1 || batch < 1 || timeoutMs < 1 || backoffMs < 0 || yieldMs < 0 || busyAt < 1) {
         throw new IllegalArgumentException("webhook settings out of range");
       }
     }
@@ -68,18 +73,18 @@ public final class WebhookVerticle extends TermBoundVerticle {
   private final AxMetrics metrics;
   private final Settings settings;
   private final AxTracing tracing;
+  private final DispatchLoad load;
+  private final BurstYield yield;
   private long timerId = -1;
   private long backlogTimerId = -1;
   private boolean running;
 
+  /** @param load the node's dispatchers' due work, shared with them: delivery yields to a burst */
   public WebhookVerticle(WebhookStore store, HttpTargetInvoker sender, ApiKeyCache keys, DbClock clock,
-                         AxMetrics metrics, Settings settings) {
-    this(store, sender, keys, clock, metrics, settings, AxTracing.OFF);
-  }
-
-  public WebhookVerticle(WebhookStore store, HttpTargetInvoker sender, ApiKeyCache keys, DbClock clock,
-                         AxMetrics metrics, Settings settings, AxTracing tracing) {
+                         AxMetrics metrics, Settings settings, AxTracing tracing, DispatchLoad load) {
     this.tracing = tracing;
+    this.load = load;
+    this.yield = new BurstYield(settings.busyAt(), settings.yieldMs());
     this.store = store;
     this.sender = sender;
     this.keys = keys;
@@ -105,6 +110,9 @@ public final class WebhookVerticle extends TermBoundVerticle {
   private void poll() {
     if (!leading() || running) {
       return;
+    }
+    if (yield.shouldWait(load.dueTasksInHand(), System.nanoTime() / 1_000_000)) {
+      return; // a burst is being fired: the periodic poll asks again
     }
     running = true;
     LeaderTerm term = term();

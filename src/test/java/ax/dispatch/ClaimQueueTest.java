@@ -81,9 +81,11 @@ class ClaimQueueTest {
       }
       q.add(b);
     }
+    assertEquals(sent.size(), q.tasks());
     List<Long> claimed = new ArrayList<>();
     while (!q.isEmpty()) {
       List<ScheduledTask> c = q.next();
+      assertEquals(sent.size() - claimed.size() - c.size(), q.tasks(), "the count follows every claim");
       assertTrue(c.size() <= 7 || oversized.contains(ids(c)), "at most the batch, or one oversized batch alone: " + c.size());
       claimed.addAll(ids(c));
     }
@@ -96,8 +98,12 @@ class ClaimQueueTest {
     q.add(List.of());
     assertTrue(q.isEmpty());
     q.add(batch(1, 2));
+    assertEquals(2, q.tasks());
     q.clear();
     assertTrue(q.isEmpty());
+    assertEquals(0, q.tasks());
+    assertNull(q.next());
+    assertEquals(0, q.tasks());
     assertThrows(IllegalArgumentException.class, () -> new ClaimQueue(0));
   }
 }

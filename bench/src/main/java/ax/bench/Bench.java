@@ -297,6 +297,8 @@ public final class Bench {
     Receiver.Snapshot snap = tracker.snapshot();
     if (h.notifyUrl != null) {
       awaitNotifications(h, expected.size(), deadline + 60_000);
+      // whether webhooks went out during the callbacks or after them (they yield to a burst)
+      h.report.result("webhook arrivals", h.receiver.notifications.window(firstDue, "the first due instant"));
     }
     String cpu = "scheduler " + Report.fmt(h.server.cpuSeconds() - cpu0, 1) + " s, bench "
         + Report.fmt(benchCpuSeconds() - benchCpu0, 1) + " s (submission + execution)";

@@ -63,6 +63,12 @@ public final class Notifications {
     lastMs = Long.MIN_VALUE;
   }
 
+  /** When the first and the last webhook arrived, relative to {@code refMs} (e.g. a burst's due instant). */
+  public synchronized String window(long refMs, String ref) {
+    return firstArrival.isEmpty() ? "none arrived"
+        : "first " + (firstMs - refMs) + " ms, last " + (lastMs - refMs) + " ms after " + ref;
+  }
+
   /** One line for the report: counts, rate between the first and last arrival, signatures, statuses. */
   public synchronized String summary() {
     double spanS = (lastMs - firstMs) / 1000.0;
