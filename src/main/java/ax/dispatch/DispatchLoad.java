@@ -3,8 +3,9 @@ package ax.dispatch;
 import java.util.concurrent.atomic.AtomicInteger;
 
 /**
- * The due work this node's dispatchers hold and have not finished: tasks waiting for a claim statement,
- * plus the HTTP calls claimed and not yet settled ({@link OutcomeBacklog#owedCount()}: held for their
+ * The due work this node's dispatchers hold and have not finished: tasks waiting for a claim statement
+ * or inside one ({@link ClaimQueue} reports its changes; a claim counts its tasks until its answer was
+ * handled, by when the HTTP tasks it claimed are in the backlog), plus the HTTP calls claimed and not yet settled ({@link OutcomeBacklog#owedCount()}: held for their
  * trigger time, in flight, queued for a connection, or with their outcome unwritten). Work that can wait
  * — webhook delivery — steps aside while this is large (see {@link BurstYield}).
  *
@@ -18,7 +19,7 @@ public final class DispatchLoad {
     this.calls = calls;
   }
 
-  /** A dispatcher's claim queue grew (positive) or shrank (negative) by {@code tasks}. */
+  /** Tasks waiting for or inside a claim statement grew (positive) or shrank (negative) by {@code tasks}. */
   public void awaitingClaim(int tasks) {
     awaitingClaim.addAndGet(tasks);
   }

@@ -8,8 +8,8 @@ import ax.bus.TaskBatch;
 import ax.clock.DbClock;
 import ax.dispatch.ClaimGate;
 import ax.dispatch.ClaimQueue;
-import ax.dispatch.DispatchLoad;
 import ax.dispatch.CompletionWriter;
+import ax.dispatch.DispatchLoad;
 import ax.dispatch.OutcomeBacklog;
 import ax.http.HttpTargetInvoker;
 import ax.leader.LeaderTerm;
@@ -142,7 +142,7 @@ public final class DispatchVerticle extends TermBoundVerticle {
     this.backlog = backlog;
     this.metrics = metrics;
     this.settings = settings;
-    this.queue = new ClaimQueue(settings.claimBatch());
+    this.queue = new ClaimQueue(settings.claimBatch(), load::awaitingClaim);
   }
 
   @Override
@@ -163,7 +163,6 @@ public final class DispatchVerticle extends TermBoundVerticle {
     vertx.eventBus().<TaskBatch>localConsumer(Addresses.DISPATCH_DUE, msg -> {
       if (leading()) {
         queue.add(msg.body().tasks());
-        load.awaitingClaim(msg.body().tasks().size());
         pump();
       }
     });
@@ -185,24 +184,17 @@ public final class DispatchVerticle extends TermBoundVerticle {
 
   @Override
   protected void onTermEnded(LeaderTerm ended) {
-    dropQueue(); // still DELAYED/READY in PostgreSQL: the next leader loads them
-  }
-
-  private void dropQueue() {
-    load.awaitingClaim(-queue.tasks());
-    queue.clear();
+    queue.clear(); // still DELAYED/READY in PostgreSQL: the next leader loads them
   }
 
   private void pump() {
     while (claimsInFlight < settings.maxConcurrentClaims() && !queue.isEmpty()) {
       if (!gate.tryStart()) {
-        dropQueue(); // the node is stopping: still DELAYED in PostgreSQL, the successor fires them
+        queue.clear(); // the node is stopping: still DELAYED in PostgreSQL, the successor fires them
         return;
       }
       // what queued while the claims in flight ran goes in one statement
-      List<ScheduledTask> next = queue.next();
-      load.awaitingClaim(-next.size());
-      claim(next, settings.claimLeadMs(), () -> { });
+      claim(queue.next(), settings.claimLeadMs(), () -> { });
     }
   }
 
@@ -214,6 +206,7 @@ public final class DispatchVerticle extends TermBoundVerticle {
     long[] ids = batch.stream().mapToLong(ScheduledTask::taskId).toArray();
     long started = System.nanoTime();
     claimsInFlight++;
+    load.awaitingClaim(ids.length);
     Handler<AsyncResult<Claimed>> handle = inTerm(ar -> {
       claimsInFlight--;
       if (ar.succeeded()) {
@@ -227,6 +220,7 @@ public final class DispatchVerticle extends TermBoundVerticle {
     });
     store.claimDue(ids, term().fence(), leadMs).onComplete(ar -> {
       handle.handle(ar);
+      load.awaitingClaim(-ids.length); // after: what it claimed went to the backlog (or back to the wheel)
       gate.finished(); // after: what it claimed is counted in the backlog before a stop may resign
       answered.run();
     });

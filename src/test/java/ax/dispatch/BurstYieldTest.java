@@ -51,17 +51,4 @@ class BurstYieldTest {
     assertThrows(IllegalArgumentException.class, () -> new BurstYield(0, 1));
     assertThrows(IllegalArgumentException.class, () -> new BurstYield(1, -1));
   }
-
-  @Test
-  void theLoadCountsTasksAwaitingAClaimAndCallsNotSettled() {
-    OutcomeBacklog calls = new OutcomeBacklog(100);
-    DispatchLoad load = new DispatchLoad(calls);
-    load.awaitingClaim(500);
-    calls.callStarted(1);
-    calls.callStarted(2);
-    assertEquals(502, load.dueTasksInHand());
-    load.awaitingClaim(-500);
-    calls.settled(List.of(1L), 1);
-    assertEquals(1, load.dueTasksInHand());
-  }
 }

@@ -2,6 +2,8 @@ package ax.verticles;
 
 import ax.bus.Addresses;
 import ax.bus.LocalCodec;
+import ax.dispatch.DispatchLoad;
+import ax.dispatch.OutcomeBacklog;
 import ax.store.TaskStore;
 import ax.task.NewTask;
 import ax.task.TaskStatus;
@@ -20,6 +22,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -40,13 +43,15 @@ class ClaimAheadTest {
   private TaskStore tasks;
   private HttpServer receiver;
   private final Map<Long, Long> arrivals = new ConcurrentHashMap<>();
+  private final OutcomeBacklog backlog = new OutcomeBacklog(1_000);
+  private final DispatchLoad load = new DispatchLoad(backlog);
 
   @BeforeEach
   void deploy(Vertx vertx, VertxTestContext ctx) {
     db = VerticleDatabase.create(vertx);
     tasks = new TaskStore(db.pool);
     WheelAndDispatch.deploy(vertx, db, "claim-ahead-secret-0123456789", LEAD_MS,
-            id -> arrivals.putIfAbsent(id, System.currentTimeMillis()))
+            id -> arrivals.putIfAbsent(id, System.currentTimeMillis()), backlog, load)
         .onSuccess(r -> receiver = r)
         .onComplete(ctx.succeedingThenComplete());
   }
@@ -71,6 +76,8 @@ class ClaimAheadTest {
 
     // Watch PostgreSQL until every call has arrived: when was each task first seen claimed?
     Map<Long, Long> seenRunning = new ConcurrentHashMap<>();
+    AtomicInteger mostInHand = new AtomicInteger();
+    vertx.setPeriodic(5, timer -> mostInHand.accumulateAndGet(load.dueTasksInHand(), Math::max));
     vertx.setPeriodic(5, timer -> db.pool.preparedQuery("SELECT task_id FROM tasks WHERE task_id = ANY($1) AND status <> 'DELAYED'")
         .execute(Tuple.of(ids)).onSuccess(rows -> {
           long now = System.currentTimeMillis();
@@ -94,6 +101,13 @@ class ClaimAheadTest {
           + " ms after it)");
     }
     awaitOutcomes(ids);
+    // the dispatcher's count of due work (what webhook delivery yields to) saw them and went back to 0
+    assertTrue(mostInHand.get() >= 1, "the tasks held for their trigger time were counted");
+    long deadline = System.currentTimeMillis() + 5_000;
+    while (load.dueTasksInHand() != 0) {
+      assertTrue(System.currentTimeMillis() < deadline, load.dueTasksInHand() + " due tasks still counted");
+      Thread.sleep(10);
+    }
   }
 
   /** Every task ends SUCCESS in its first attempt, with the attempt's start at its trigger time. */

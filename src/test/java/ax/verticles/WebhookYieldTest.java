@@ -63,7 +63,11 @@ class WebhookYieldTest {
   }
 
   @AfterEach
-  void close() {
+  void close(Vertx vertx) throws Exception {
+    // the verticle first: it polls the pool until undeployed
+    for (String id : vertx.deploymentIDs()) {
+      vertx.undeploy(id).await(10, TimeUnit.SECONDS);
+    }
     db.close();
   }
 

@@ -3,6 +3,8 @@ package ax.verticles;
 import ax.api.auth.ApiKeyCache;
 import ax.bus.Addresses;
 import ax.clock.DbClock;
+import ax.dispatch.ClaimGate;
+import ax.dispatch.DispatchLoad;
 import ax.dispatch.OutcomeBacklog;
 import ax.http.CallbackUrlPolicy;
 import ax.http.HostResolver;
@@ -12,6 +14,7 @@ import ax.store.ApiKeyStore;
 import ax.store.ScheduleStore;
 import ax.task.OutcomePolicy;
 import ax.task.RetryBackoff;
+import ax.tracing.AxTracing;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import io.vertx.core.Future;
 import io.vertx.core.Vertx;
@@ -36,6 +39,13 @@ final class WheelAndDispatch {
 
   /** Deploys both verticles behind a receiver; answers the receiver (its port is the callback URL's). */
   static Future<HttpServer> deploy(Vertx vertx, VerticleDatabase db, String secret, long leadMs, LongConsumer calls) {
+    OutcomeBacklog backlog = new OutcomeBacklog(1_000);
+    return deploy(vertx, db, secret, leadMs, calls, backlog, new DispatchLoad(backlog));
+  }
+
+  /** The same, the dispatcher counting its due work in {@code load} (made over {@code backlog}). */
+  static Future<HttpServer> deploy(Vertx vertx, VerticleDatabase db, String secret, long leadMs, LongConsumer calls,
+                                   OutcomeBacklog backlog, DispatchLoad load) {
     ApiKeyStore keys = new ApiKeyStore(db.pool, null);
     db.tenantWithKey("tenant-a", "key-a", secret);
     DbClock clock = DbClock.system();
@@ -52,8 +62,8 @@ final class WheelAndDispatch {
         .compose(s -> vertx.deployVerticle(new WheelVerticle(store, clock,
             new WheelVerticle.Settings(10, 512, 10_000, 60_000, 100, 1_000, 10_000, 200, leadMs), metrics)))
         .compose(id -> vertx.deployVerticle(new DispatchVerticle(store, clock, invoker, new ApiKeyCache(keys),
-            new OutcomePolicy(RetryBackoff.defaults()), new OutcomeBacklog(1_000), metrics,
-            DispatchVerticle.Settings.of(200, leadMs))))
+            new OutcomePolicy(RetryBackoff.defaults()), backlog, metrics,
+            DispatchVerticle.Settings.of(200, leadMs), AxTracing.OFF, new ClaimGate(), load)))
         .map(receiver);
   }
 
