@@ -127,6 +127,8 @@ public final class AxNode {
   private Vertx vertx;
   private ClusterView cluster = ClusterView.SINGLE;
   private Pool pool;
+  /** Leases and the database clock: never queued behind a burst's claims and writes ({@link Database#controlPool}). */
+  private Pool control;
   private NodeSlotKeeper slotKeeper;
   private DbClockSync clockSync;
   private volatile ApiVerticle api;
@@ -184,12 +186,13 @@ public final class AxNode {
     LocalCodec.registerAll(vertx);
     AxMetrics metrics = new AxMetrics(registry);
     pool = Database.pool(vertx, pg, config.pgPoolSize());
+    control = Database.controlPool(vertx, pg);
 
     ApiKeyStore keyStore = new ApiKeyStore(pool, config.admin().sealer());
     DbClock clock = DbClock.system();
-    clockSync = new DbClockSync(vertx, new DbTimeStore(pool), clock);
+    clockSync = new DbClockSync(vertx, new DbTimeStore(control), clock);
     metrics.gaugeClockOffset(clockSync::offsetMillis);
-    slotKeeper = new NodeSlotKeeper(vertx, new NodeSlotStore(pool), holder);
+    slotKeeper = new NodeSlotKeeper(vertx, new NodeSlotStore(control), holder);
 
     return clockSync.start(config.scheduler().clockSyncIntervalMs())
         .compose(v -> slotKeeper.start())
@@ -294,7 +297,7 @@ public final class AxNode {
                 config.executors().readyQueueCap()), outcomes, routing::selectorFor, tracing)))
         .compose(id -> deployBridge(metrics))
         .compose(id -> deployAlerting(clock, metrics))
-        .compose(id -> vertx.deployVerticle(new LeaderVerticle(new LeaseStore(pool), backlog, metrics,
+        .compose(id -> vertx.deployVerticle(new LeaderVerticle(new LeaseStore(control), backlog, metrics,
             new LeaderVerticle.Settings(LeaseStore.SCHEDULER, holder, cluster.localMember(), config.leaseTtlMs()))))
         .compose(id -> {
           leaderDeployment = id;

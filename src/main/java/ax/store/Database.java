@@ -10,7 +10,8 @@ import org.flywaydb.core.api.output.MigrateResult;
 
 /**
  * Connects to PostgreSQL: runs the versioned migrations (blocking JDBC, once, before any verticle is
- * deployed) and builds the shared reactive pool all stores use.
+ * deployed) and builds the shared reactive pool the stores use, and a small one for the control round
+ * trips (leases, the database clock) that must not queue behind them.
  */
 public final class Database {
   private Database() {
@@ -42,6 +43,22 @@ public final class Database {
     String version = result.targetSchemaVersion != null ? result.targetSchemaVersion : result.initialSchemaVersion;
     return "PostgreSQL " + o.getHost() + ":" + o.getPort() + "/" + o.getDatabase() + ": schema at version "
         + version + " (" + result.migrationsExecuted + " migrations applied now)";
+  }
+
+  /**
+   * Two connections for the node's control round trips — the leader lease, the node slot lease, the
+   * database clock — apart from the {@link #pool} the data path queues on. A burst queues thousands of
+   * claims and outcome writes there (up to 10 000 waiting); a lease renewal behind them went unconfirmed
+   * for a whole TTL, and the leader stepped down in the middle of its first burst (bench `failover`,
+   * 2026-12-03: 1 600 tasks it had claimed waited 90 s for the recovery scan). Each round trip here is
+   * one short statement, so two connections never queue long; a small wait queue is enough.
+   */
+  public static Pool controlPool(Vertx vertx, PgConnectOptions o) {
+    return PgBuilder.pool()
+        .with(new PoolOptions().setMaxSize(2).setMaxWaitQueueSize(64))
+        .connectingTo(o)
+        .using(vertx)
+        .build();
   }
 
   public static Pool pool(Vertx vertx, PgConnectOptions o, int maxSize) {

@@ -23,7 +23,9 @@ import java.util.logging.Logger;
  * leader renews every ttl/3. A leader steps down as soon as a renewal is refused or fails, and also —
  * without waiting for any answer — when its last successful renewal was <em>sent</em> more than
  * {@code ttl − margin} ago by the monotonic clock: the lease it holds may be about to expire on the
- * database clock, and the epoch fences anything it still tries to claim after that.
+ * database clock, and the epoch fences anything it still tries to claim after that. That age is checked
+ * by a watchdog of its own, not only when the next renewal is due: a renewal stuck unanswered (a
+ * saturated pool, a hung connection) schedules nothing until it completes.
  *
  * <p>A node does not start a term while outcomes of its earlier calls are still unwritten
  * ({@link OutcomeBacklog}): they are applied first, so its new term starts from what really happened.
@@ -58,6 +60,7 @@ public final class LeaderVerticle extends VerticleBase {
   /** Whether this standby stint was logged (see acquire). */
   private boolean standbyAnnounced;
   private long timerId = -1;
+  private long watchdogId = -1;
   private boolean stopped;
   private long startedNanos;
   private MessageConsumer<String> resignations;
@@ -89,6 +92,7 @@ public final class LeaderVerticle extends VerticleBase {
       }
     });
     schedule(0);
+    watchdogId = vertx.setPeriodic(watchdogEveryMs(), id -> stepDownIfLeaseMayHaveExpired());
     return Future.succeededFuture();
   }
 
@@ -96,6 +100,7 @@ public final class LeaderVerticle extends VerticleBase {
   public Future<?> stop() {
     stopped = true;
     vertx.cancelTimer(timerId);
+    vertx.cancelTimer(watchdogId);
     if (!term.leader()) {
       return Future.succeededFuture();
     }
@@ -147,11 +152,20 @@ public final class LeaderVerticle extends VerticleBase {
     return Math.max(50, Math.min(ttlMs / 10, 250));
   }
 
-  private void tick() {
+  /** Often enough that a step-down comes well inside the margin the lease is given up with. */
+  private long watchdogEveryMs() {
+    return Math.max(10, Math.min(100, safetyMarginMs() / 2));
+  }
+
+  private void stepDownIfLeaseMayHaveExpired() {
     if (term.leader() && System.nanoTime() - lastRenewSentNanos > (ttlMs - safetyMarginMs()) * 1_000_000L) {
       LOG.warning("no lease renewal confirmed within the TTL; stepping down (epoch " + term.epoch() + ")");
       change(LeaderTerm.standby(lease, holder));
     }
+  }
+
+  private void tick() {
+    stepDownIfLeaseMayHaveExpired();
     if (inFlight) {
       schedule(acquireEveryMs());
       return;
