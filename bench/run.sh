@@ -11,6 +11,8 @@
 #   bench/run.sh cron-herd            10 000 cron schedules due at the same minute: drain time, lateness; then a one-shot
 #                                     burst of the same N
 #   bench/run.sh webhooks             a backlog of 20 000 webhooks: delivered/s from the commit to the last one
+#   bench/run.sh failover             the first burst after a leader change: leader killed 10 s before 20 000 fall due,
+#                                     the standby's drain against the warm leader's
 #   bench/run.sh compare -- --workloads recurring   only compare's recurring workload (ax, db-scheduler, Quartz)
 #   bench/run.sh spread -- --n 5000   flags after `--` go to every scenario
 # Results: bench/results/<yyyy-MM-dd>/report.md (UTC date), server logs in bench/results/<scenario>-server.log
@@ -25,7 +27,7 @@ while [[ $# -gt 0 ]]; do
   case "$1" in
     --smoke) scenarios+=(smoke); shift ;;
     --) shift; flags=("$@"); break ;;
-    -h|--help) sed -n '2,16p' "$self"; exit 0 ;;
+    -h|--help) sed -n '2,18p' "$self"; exit 0 ;;
     *) scenarios+=("$1"); shift ;;
   esac
 done

@@ -34,7 +34,7 @@ import org.HdrHistogram.Histogram;
  * receives the callbacks on an in-process HTTP server.
  */
 public final class Bench {
-  static final Set<String> SCENARIOS = Set.of("spread", "burst", "submit", "memory", "smoke", "compare", "executors",
+  static final Set<String> SCENARIOS = Set.of("spread", "failover", "burst", "submit", "memory", "smoke", "compare", "executors",
       "recurring", "cron-herd", "webhooks");
 
   /** First task id of rows the memory scenario inserts itself (far above any snowflake id ax makes). */
@@ -77,6 +77,11 @@ public final class Bench {
         cron-herd  N cron schedules ("0 * * * * *", max_runs 1) all due at the same minute boundary; drain
                  time, lateness, missed, doubled; then a one-shot burst of N on the same node for reference
                  --schedules 10000 --lead-s 20 --concurrency 8 --drain-timeout-s 60 --reference-burst 1 (0: none)
+        failover  the first burst after a leader change: two clustered nodes, the second standing by; a warm
+                 burst of N on the leader, then N more due at one instant, the leader killed (SIGKILL) before
+                 it; drain times and their ratio (issue 16: ≤ 2×); missing, doubled or early fail the run
+                 --n 20000 --lead-s 40 --kill-before-s 10 --warm-lead-s 60 --concurrency 8
+                 --drain-timeout-s 120; warm-up bursts as burst
         compare  ax vs db-scheduler vs Quartz on the same PostgreSQL + pgbench's ceiling; writes
                  results/<date>/compare.md and PNG charts (bench/README.md "compare")
                  --n 20000 --window-s 60 --warmup-n 5000 --threads 4 --chunk 1000 --drain-timeout-s 180
@@ -85,7 +90,7 @@ public final class Bench {
                  --submit-rates 200,500,1000 --submit-seconds 20 --submit-warmup-s 15
 
       common flags
-        --notify            spread/burst: every task also has a notify_url (the bench's /notify); reports the
+        --notify            spread/burst: every task also has a notify_url (the bench's /notify, own port); reports the
                             webhooks: count, rate first→last arrival, signatures (the notify_url overhead run)
         --jar PATH          scheduler jar (default: ../target/ax.jar relative to bench/)
         --heap SIZE         scheduler -Xmx (default 512m; memory: 256m)
@@ -152,6 +157,11 @@ public final class Bench {
       o.defaultEnv("AX_BRIDGE_PORT", Integer.toString(bridgePort));
       o.defaultEnv("AX_BRIDGE_HOST", "127.0.0.1");
     }
+    Failover.Cluster cluster = null;
+    if (scenario.equals("failover")) {
+      cluster = Failover.Cluster.pick();
+      cluster.applyTo(o);
+    }
     long t0 = System.currentTimeMillis();
     try (Harness h = Harness.start(scenario, o, report, benchDir, defaultHeap)) {
       switch (scenario) {
@@ -174,9 +184,12 @@ public final class Bench {
             .run(o.intValue("executors", 2), o.intValue("n", 50_000), o.intValue("warmup-bursts", 4),
                 o.intValue("warmup-n", 50_000), o.intValue("bursts", 3), o.longValue("lead-s", 15) * 1000,
                 o.longValue("drain-timeout-s", 120) * 1000);
+        case "failover" -> Failover.run(h, cluster);
         default -> throw new IllegalStateException(scenario);
       }
-      h.checkServerAlive();
+      if (!scenario.equals("failover")) { // failover kills it on purpose and checks the standby instead
+        h.checkServerAlive();
+      }
     } catch (Exception e) {
       report.fail("aborted: " + (e.getMessage() == null ? e.toString() : e.getMessage()));
       if (!(e instanceof IllegalStateException)) {

@@ -29,9 +29,14 @@ public final class Harness implements AutoCloseable {
   public final Api api;
   private final AtomicBoolean closed = new AtomicBoolean();
   private final Thread hook;
+  /** How {@link #server} was started, for {@link #startNode}. */
+  private final NodeRecipe recipe;
+
+  private record NodeRecipe(Path jar, String heap, String bootstrapKey, Path logDir) {
+  }
 
   private Harness(Options options, Report report, Vertx vertx, Signer signer, Receiver receiver,
-                  int receiverPort, BenchDb db, ServerProcess server, Api api, Thread hook) {
+                  int receiverPort, BenchDb db, ServerProcess server, Api api, Thread hook, NodeRecipe recipe) {
     this.options = options;
     this.report = report;
     this.vertx = vertx;
@@ -39,11 +44,12 @@ public final class Harness implements AutoCloseable {
     this.receiver = receiver;
     this.receiverPort = receiverPort;
     this.callbackUrl = "http://127.0.0.1:" + receiverPort + "/hook";
-    this.notifyUrl = options.flag("notify") ? "http://127.0.0.1:" + receiverPort + "/notify" : null;
+    this.notifyUrl = options.flag("notify") ? receiver.notifyUrl() : null;
     this.db = db;
     this.server = server;
     this.api = api;
     this.hook = hook;
+    this.recipe = recipe;
   }
 
   public static Harness start(String scenario, Options o, Report report, Path benchDir, String defaultHeap)
@@ -84,7 +90,8 @@ public final class Harness implements AutoCloseable {
           self[0].teardown();
         }
       }, "ax-bench-cleanup");
-      Harness h = new Harness(o, report, vertx, signer, freceiver, receiverPort, fdb, fserver, api, hook);
+      Harness h = new Harness(o, report, vertx, signer, freceiver, receiverPort, fdb, fserver, api, hook,
+          new NodeRecipe(jar, heap, ACCESS_KEY + ":" + secret + ":bench", log.getParent()));
       self[0] = h;
       Runtime.getRuntime().addShutdownHook(hook);
       return h;
@@ -120,6 +127,17 @@ public final class Harness implements AutoCloseable {
       sb.append(alphabet.charAt(r.nextInt(alphabet.length())));
     }
     return sb.toString();
+  }
+
+  /**
+   * Another node of the same installation (same jar, heap, database and bootstrap key), its AX_* from
+   * {@code --env} then {@code env}; the caller stops it. Its output goes to {@code <results>/<logName>}.
+   */
+  public ServerProcess startNode(java.util.Map<String, String> env, String logName) throws java.io.IOException {
+    java.util.Map<String, String> all = new java.util.LinkedHashMap<>(options.env());
+    all.putAll(env);
+    return ServerProcess.start(recipe.jar(), recipe.heap(), db.axUrl(), recipe.bootstrapKey(), all,
+        recipe.logDir().resolve(logName));
   }
 
   /** Fails the report if the scheduler process is gone. */

@@ -232,6 +232,23 @@ public final class ServerProcess implements AutoCloseable {
     return process.isAlive();
   }
 
+  /** kill -9, as a crash would: no drain, no resignation. Waits until the process is gone. */
+  public void kill() throws InterruptedException {
+    process.destroyForcibly(); // SIGKILL on Linux
+    if (!process.waitFor(10, TimeUnit.SECONDS)) {
+      throw new IllegalStateException("scheduler pid " + pid() + " still alive 10 s after SIGKILL");
+    }
+  }
+
+  /** What {@code GET /health} says this node is: "leader" or "standby" (null when it does not answer). */
+  public String role() {
+    try {
+      return new io.vertx.core.json.JsonObject(get("/health")).getString("role");
+    } catch (Exception e) {
+      return null;
+    }
+  }
+
   /** Lines of the server log that look like trouble (WARNING/SEVERE/ERROR/Exception), at most {@code max}. */
   public List<String> troubleLines(int max) {
     List<String> out = new ArrayList<>();

@@ -30,7 +30,7 @@ final class WebhookDrain {
   }
 
   void run(int n, int warmups, long timeoutMs) throws Exception {
-    String notifyUrl = "http://127.0.0.1:" + h.receiverPort + "/notify";
+    String notifyUrl = h.receiver.notifyUrl();
     long base = ID_BASE;
     for (int i = 0; i < warmups; i++) {
       round("warm-up " + (i + 1), base, n, notifyUrl, timeoutMs);
