@@ -524,14 +524,8 @@ class ApiFuzzIT {
           undeclared.merge(c.operation() + " " + status, 1, Integer::sum);
         }
       }
-      // 431 headers_too_large comes from the HTTP layer before any operation is matched (MalformedHttp,
-      // docs/api.md) and openapi.yaml does not declare it on the operations yet: a known gap (CI,
-      // 2026-12-03: two 12 000-byte X-Pad headers on runTaskSync). It is still counted in the run's
-      // "statuses the contract does not declare" line; any other undeclared status fails.
-      boolean knownGap = status == 431 && "headers_too_large".equals(code) && problems.size() == 1
-          && problems.get(0).startsWith("status 431 is not declared");
       // every status is declared on its own (no 4XX ranges), so an undeclared one is a finding too
-      report.require(problems.isEmpty() || knownGap, "outside openapi.yaml: " + String.join("; ", problems));
+      report.require(problems.isEmpty(), "outside openapi.yaml: " + String.join("; ", problems));
     }
     Expect e = c.expect();
     switch (e.kind()) {
