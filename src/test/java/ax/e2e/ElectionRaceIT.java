@@ -32,9 +32,13 @@ class ElectionRaceIT {
     int termsDisagreeing = 0;
     List<String> seen = new ArrayList<>();
     for (int s = 0; s < starts; s++) {
+      long t0 = System.nanoTime();
+      long[] phases = new long[3];
       try (TestPostgres pg = TestPostgres.create(); AxCluster ax = AxCluster.startTogether(pg, 3, Map.of())) {
+        phases[0] = System.nanoTime();
         try (LeaderPolls polls = LeaderPolls.start(ax, 50)) {
           int leader = ax.awaitLeader(30_000);
+          phases[1] = System.nanoTime();
           Thread.sleep(WATCH_MS);
           polls.close();
           Map<Long, String> terms = terms(ax);
@@ -51,7 +55,11 @@ class ElectionRaceIT {
           }
           seen.add("start " + (s + 1) + ": node-" + leader + " first, " + polls.describe() + ", terms " + terms);
         }
+        phases[2] = System.nanoTime();
       }
+      long end = System.nanoTime();
+      seen.add("(ms: launched " + (phases[0] - t0) / 1_000_000 + ", leader " + (phases[1] - phases[0]) / 1_000_000
+          + ", watched " + (phases[2] - phases[1]) / 1_000_000 + ", stopped " + (end - phases[2]) / 1_000_000 + ")");
     }
     System.out.println("election race: " + String.join("; ", seen));
     Map<String, Object> figures = new HashMap<>();
