@@ -82,6 +82,8 @@ public final class Bench {
                  it; drain times and their ratio (issue 16: ≤ 2×); missing, doubled or early fail the run
                  --n 20000 --lead-s 40 --kill-before-s 10 --warm-lead-s 60 --concurrency 8
                  --drain-timeout-s 120; warm-up bursts as burst
+                 --restart: the first burst after a restart instead: one node, killed the same way and a
+                 new process started at once on the same database
         compare  ax vs db-scheduler vs Quartz on the same PostgreSQL + pgbench's ceiling; writes
                  results/<date>/compare.md and PNG charts (bench/README.md "compare")
                  --n 20000 --window-s 60 --warmup-n 5000 --threads 4 --chunk 1000 --drain-timeout-s 180
@@ -159,8 +161,12 @@ public final class Bench {
     }
     Failover.Cluster cluster = null;
     if (scenario.equals("failover")) {
-      cluster = Failover.Cluster.pick();
-      cluster.applyTo(o);
+      if (o.flag("restart")) {
+        o.defaultEnv("AX_LEASE_TTL_MS", Failover.LEASE_TTL_MS); // one node: no cluster, the same lease TTL
+      } else {
+        cluster = Failover.Cluster.pick();
+        cluster.applyTo(o);
+      }
     }
     long t0 = System.currentTimeMillis();
     try (Harness h = Harness.start(scenario, o, report, benchDir, defaultHeap)) {

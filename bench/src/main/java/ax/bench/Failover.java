@@ -13,6 +13,11 @@ import java.util.concurrent.ConcurrentHashMap;
  * ({@code AX_LEASE_TTL_MS}, 5 s here) and fires them. Reported: both drain times (last arrival − due)
  * and their ratio; the target is ≤ 2×. Missing, duplicate or early executions fail the run as in
  * {@code burst}.
+ *
+ * <p>With {@code --restart} it is the other half of the target, the first burst after a restart: one
+ * node, no standby; it is killed the same way and a fresh process of the same jar is started on the same
+ * database at once, so its JIT is as cold as a node's after a crash or a deploy. It waits out the dead
+ * process's lease (the TTL), then fires the burst.
  */
 final class Failover {
   static final String LEASE_TTL_MS = "5000";
@@ -42,6 +47,26 @@ final class Failover {
   }
 
   static void run(Harness h, Cluster cluster) throws Exception {
+    if (h.options.flag("restart")) {
+      runAndReplace(h, null);
+      return;
+    }
+    Options o = h.options;
+    // The standby runs through the warm-up and the warm burst, as a standby in production would.
+    try (ServerProcess standby = h.startNode(Map.of("AX_CLUSTER_PORT", Integer.toString(cluster.standbyPort()),
+        "AX_NODE_ID", "bench-standby"), "failover-standby-server.log")) {
+      h.report.setup("standby", "pid " + standby.pid() + ", log " + standby.log());
+      standby.awaitHealthy(o.longValue("health-timeout-s", 60) * 1000);
+      awaitRoles(h.server, standby);
+      runAndReplace(h, standby);
+    }
+  }
+
+  /**
+   * The warm burst, then the measured one around the kill. {@code standby} takes over when there is one;
+   * without, a new process is started the moment the leader is killed.
+   */
+  private static void runAndReplace(Harness h, ServerProcess standby) throws Exception {
     Options o = h.options;
     Report r = h.report;
     int n = o.intValue("n", 20_000);
@@ -52,23 +77,19 @@ final class Failover {
     if (killBeforeMs >= leadMs) {
       throw new IllegalArgumentException("--kill-before-s must be less than --lead-s");
     }
-    // The standby runs through the warm-up and the warm burst, as a standby in production would.
-    try (ServerProcess standby = h.startNode(Map.of("AX_CLUSTER_PORT", Integer.toString(cluster.standbyPort()),
-        "AX_NODE_ID", "bench-standby"), "failover-standby-server.log")) {
-      r.setup("standby", "pid " + standby.pid() + ", log " + standby.log());
-      standby.awaitHealthy(o.longValue("health-timeout-s", 60) * 1000);
-      awaitRoles(h.server, standby);
-
+    {
       Receiver.Snapshot warm = Bench.burst(h, Bench.warmUp(h, o).isEmpty() ? "warm burst on the leader"
           : "warm burst on the leader (after warm-up)", n, o.longValue("warm-lead-s", 60) * 1000, concurrency,
           drainMs, 3_000);
       // its tasks share one trigger time, so the last arrival's lateness is the drain time
       long warmDrain = warm.missing() == 0 ? warm.lateness().getMaxValue() : -1;
 
-      r.section("burst after a leader change");
+      boolean restart = standby == null;
+      r.section(restart ? "burst after a restart" : "burst after a leader change");
       r.result("tasks", n + " all due at start+" + leadMs / 1000.0 + " s; the leader gets SIGKILL "
-          + killBeforeMs / 1000.0 + " s before that, the standby (never led) takes over after the lease TTL ("
-          + LEASE_TTL_MS + " ms)");
+          + killBeforeMs / 1000.0 + " s before that, " + (restart
+          ? "a new process is started at once and leads after the dead one's lease TTL ("
+          : "the standby (never led) takes over after the lease TTL (") + LEASE_TTL_MS + " ms)");
       long due = System.currentTimeMillis() + leadMs;
       long[] triggers = new long[n];
       Arrays.fill(triggers, due);
@@ -82,15 +103,22 @@ final class Failover {
         throw new IllegalStateException("submission ended after the kill instant; raise --lead-s");
       }
       Thread.sleep(killAt - System.currentTimeMillis());
-      double standbyCpu0 = standby.cpuSeconds();
+      double successorCpu0 = restart ? 0 : standby.cpuSeconds();
       h.server.kill();
       long killedAt = System.currentTimeMillis();
       System.out.println("[failover] leader pid " + h.server.pid() + " killed " + (due - killedAt) + " ms before due");
-      long tookOver = awaitLeader(standby, killedAt + 60_000);
       r.result("leader killed", (due - killedAt) + " ms before due");
-      r.result("standby leading", tookOver < 0 ? "not within 60 s" : (tookOver - killedAt) + " ms after the kill ("
-          + (due - tookOver) + " ms before due; seen on /health every 50 ms)");
-      awaitAll(standby, tracker, due + drainMs);
+      ServerProcess successor = restart ? h.startNode(Map.of(), "restarted-server.log") : standby;
+      if (restart) {
+        r.setup("restarted node", "pid " + successor.pid() + ", log " + successor.log());
+        successor.awaitHealthy(o.longValue("health-timeout-s", 60) * 1000);
+        r.result("restarted node healthy", (System.currentTimeMillis() - killedAt) + " ms after the kill");
+      }
+      long tookOver = awaitLeader(successor, killedAt + 60_000);
+      r.result(restart ? "restarted node leading" : "standby leading", tookOver < 0 ? "not within 60 s"
+          : (tookOver - killedAt) + " ms after the kill (" + (due - tookOver) + " ms before due; seen on /health "
+          + "every 50 ms)");
+      awaitAll(successor, tracker, due + drainMs);
       Thread.sleep(3_000); // duplicates
       Receiver.Snapshot snap = tracker.snapshot();
       if (snap.expectedReceived() > 0) {
@@ -100,17 +128,22 @@ final class Failover {
         long drain = snap.lastArrivalMs() - due;
         r.result("drain time (last arrival − trigger)", drain + " ms");
         if (warmDrain > 0) {
-          r.result("after the leader change / warm", Report.fmt((double) drain / warmDrain, 2) + "× (" + drain
+          r.result(restart ? "after the restart / warm" : "after the leader change / warm", Report.fmt((double) drain / warmDrain, 2) + "× (" + drain
               + " vs " + warmDrain + " ms; target ≤ 2×)");
         }
       } else {
         r.result("drain time", "n/a: " + snap.missing() + " missing");
       }
       Bench.reportExecutions(r, snap);
-      r.result("CPU used", "standby " + Report.fmt(standby.cpuSeconds() - standbyCpu0, 1) + " s from the kill");
+      r.result("CPU used", (restart ? "restarted node " : "standby ")
+          + Report.fmt(successor.cpuSeconds() - successorCpu0, 1) + " s from the kill");
       Bench.judge(r, snap, s, true);
-      if (!standby.alive()) {
-        r.fail("the standby exited during the run; last lines of its log:\n" + standby.tail(20));
+      if (!successor.alive()) {
+        r.fail("the " + (restart ? "restarted node" : "standby") + " exited during the run; last lines of its log:\n"
+            + successor.tail(20));
+      }
+      if (restart) {
+        successor.close();
       }
     }
   }

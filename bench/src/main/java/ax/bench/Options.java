@@ -7,7 +7,7 @@ import java.util.Map;
 
 /** {@code --name value}, {@code --name=value}, bare {@code --flag}, and repeatable {@code --env K=V}. */
 public final class Options {
-  private static final java.util.Set<String> BOOLEAN = java.util.Set.of("notify", "fire", "keep-db", "cluster-wal", "help", "aligned", "recurring-aligned");
+  private static final java.util.Set<String> BOOLEAN = java.util.Set.of("notify", "fire", "keep-db", "cluster-wal", "help", "aligned", "recurring-aligned", "restart");
 
   private final Map<String, String> values = new LinkedHashMap<>();
   private final Map<String, String> env = new LinkedHashMap<>();
