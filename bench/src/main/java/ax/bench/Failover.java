@@ -77,38 +77,38 @@ final class Failover {
     if (killBeforeMs >= leadMs) {
       throw new IllegalArgumentException("--kill-before-s must be less than --lead-s");
     }
-    {
-      Receiver.Snapshot warm = Bench.burst(h, Bench.warmUp(h, o).isEmpty() ? "warm burst on the leader"
-          : "warm burst on the leader (after warm-up)", n, o.longValue("warm-lead-s", 60) * 1000, concurrency,
-          drainMs, 3_000);
-      // its tasks share one trigger time, so the last arrival's lateness is the drain time
-      long warmDrain = warm.missing() == 0 ? warm.lateness().getMaxValue() : -1;
+    Receiver.Snapshot warm = Bench.burst(h, Bench.warmUp(h, o).isEmpty() ? "warm burst on the leader"
+        : "warm burst on the leader (after warm-up)", n, o.longValue("warm-lead-s", 60) * 1000, concurrency,
+        drainMs, 3_000);
+    // its tasks share one trigger time, so the last arrival's lateness is the drain time
+    long warmDrain = warm.missing() == 0 ? warm.lateness().getMaxValue() : -1;
 
-      boolean restart = standby == null;
-      r.section(restart ? "burst after a restart" : "burst after a leader change");
-      r.result("tasks", n + " all due at start+" + leadMs / 1000.0 + " s; the leader gets SIGKILL "
-          + killBeforeMs / 1000.0 + " s before that, " + (restart
-          ? "a new process is started at once and leads after the dead one's lease TTL ("
-          : "the standby (never led) takes over after the lease TTL (") + LEASE_TTL_MS + " ms)");
-      long due = System.currentTimeMillis() + leadMs;
-      long[] triggers = new long[n];
-      Arrays.fill(triggers, due);
-      Map<String, Long> expected = new ConcurrentHashMap<>();
-      Map<String, Long> acceptedAt = new ConcurrentHashMap<>();
-      Receiver.Tracker tracker = h.receiver.track(expected, acceptedAt);
-      Bench.Submitted s = Bench.submitAll(h, "failover", triggers, concurrency, expected, acceptedAt);
-      Bench.reportSubmission(r, s, n, concurrency, due);
-      long killAt = due - killBeforeMs;
-      if (System.currentTimeMillis() > killAt) {
-        throw new IllegalStateException("submission ended after the kill instant; raise --lead-s");
-      }
-      Thread.sleep(killAt - System.currentTimeMillis());
-      double successorCpu0 = restart ? 0 : standby.cpuSeconds();
-      h.server.kill();
-      long killedAt = System.currentTimeMillis();
-      System.out.println("[failover] leader pid " + h.server.pid() + " killed " + (due - killedAt) + " ms before due");
-      r.result("leader killed", (due - killedAt) + " ms before due");
-      ServerProcess successor = restart ? h.startNode(Map.of(), "restarted-server.log") : standby;
+    boolean restart = standby == null;
+    r.section(restart ? "burst after a restart" : "burst after a leader change");
+    r.result("tasks", n + " all due at start+" + leadMs / 1000.0 + " s; the leader gets SIGKILL "
+        + killBeforeMs / 1000.0 + " s before that, " + (restart
+        ? "a new process is started at once and leads after the dead one's lease TTL ("
+        : "the standby (never led) takes over after the lease TTL (") + LEASE_TTL_MS + " ms)");
+    long due = System.currentTimeMillis() + leadMs;
+    long[] triggers = new long[n];
+    Arrays.fill(triggers, due);
+    Map<String, Long> expected = new ConcurrentHashMap<>();
+    Map<String, Long> acceptedAt = new ConcurrentHashMap<>();
+    Receiver.Tracker tracker = h.receiver.track(expected, acceptedAt);
+    Bench.Submitted s = Bench.submitAll(h, "failover", triggers, concurrency, expected, acceptedAt);
+    Bench.reportSubmission(r, s, n, concurrency, due);
+    long killAt = due - killBeforeMs;
+    if (System.currentTimeMillis() > killAt) {
+      throw new IllegalStateException("submission ended after the kill instant; raise --lead-s");
+    }
+    Thread.sleep(killAt - System.currentTimeMillis());
+    double successorCpu0 = restart ? 0 : standby.cpuSeconds();
+    h.server.kill();
+    long killedAt = System.currentTimeMillis();
+    System.out.println("[failover] leader pid " + h.server.pid() + " killed " + (due - killedAt) + " ms before due");
+    r.result("leader killed", (due - killedAt) + " ms before due");
+    ServerProcess successor = restart ? h.startNode(Map.of(), "restarted-server.log") : standby;
+    try {
       if (restart) {
         r.setup("restarted node", "pid " + successor.pid() + ", log " + successor.log());
         successor.awaitHealthy(o.longValue("health-timeout-s", 60) * 1000);
@@ -128,8 +128,8 @@ final class Failover {
         long drain = snap.lastArrivalMs() - due;
         r.result("drain time (last arrival − trigger)", drain + " ms");
         if (warmDrain > 0) {
-          r.result(restart ? "after the restart / warm" : "after the leader change / warm", Report.fmt((double) drain / warmDrain, 2) + "× (" + drain
-              + " vs " + warmDrain + " ms; target ≤ 2×)");
+          r.result(restart ? "after the restart / warm" : "after the leader change / warm",
+              Report.fmt((double) drain / warmDrain, 2) + "× (" + drain + " vs " + warmDrain + " ms; target ≤ 2×)");
         }
       } else {
         r.result("drain time", "n/a: " + snap.missing() + " missing");
@@ -142,8 +142,9 @@ final class Failover {
         r.fail("the " + (restart ? "restarted node" : "standby") + " exited during the run; last lines of its log:\n"
             + successor.tail(20));
       }
+    } finally {
       if (restart) {
-        successor.close();
+        successor.close(); // the harness closes the node it started, the standby its try
       }
     }
   }
