@@ -6,7 +6,7 @@
 #
 #   faults/run.sh [--quick|--full] [--no-build]
 #
-# --quick (default): a subset covering 24 rows, about 10-11 minutes on a 2-core machine.
+# --quick (default): a subset covering 24 rows, about 8-11 minutes on a 2-core machine.
 # --full: every test that records a row (22.6 and 25.5 min in the two timed runs).
 # Exit status: 0 when every row that ran passed, 1 when a row failed, 2 on a usage or build error.
 set -uo pipefail
