@@ -24,11 +24,9 @@ import org.junit.jupiter.api.Test;
  */
 class GeneratedClientShapeTest {
   private static final long INT32_MAX = Integer.MAX_VALUE;
-  private static final Set<String> SIGNED_ERRORS = Set.of("400", "401", "408", "413", "414", "415", "429", "431",
-      "500", "503");
+  private static final Set<String> SIGNED_ERRORS = Set.of("400", "401", "408", "413", "415", "429", "500", "503");
   /** The admin API has no per-key token bucket (no 429); everything else a connection can meet applies. */
-  private static final Set<String> ADMIN_ERRORS = Set.of("400", "401", "404", "408", "413", "414", "415", "431",
-      "500", "503");
+  private static final Set<String> ADMIN_ERRORS = Set.of("400", "401", "404", "408", "413", "415", "500", "503");
   /**
    * What the HTTP layer answers before any operation is matched (MalformedHttp), on every path including
    * the operators' unsigned ones: a client that meets it must find it declared (ApiFuzzIT met an

@@ -84,7 +84,9 @@ final class Failover {
     long warmDrain = warm.missing() == 0 ? warm.lateness().getMaxValue() : -1;
 
     boolean restart = standby == null;
-    r.section(restart ? "burst after a restart" : "burst after a leader change");
+    String successorName = restart ? "restarted node" : "standby";
+    String event = restart ? "restart" : "leader change";
+    r.section("burst after a " + event);
     r.result("tasks", n + " all due at start+" + leadMs / 1000.0 + " s; the leader gets SIGKILL "
         + killBeforeMs / 1000.0 + " s before that, " + (restart
         ? "a new process is started at once and leads after the dead one's lease TTL ("
@@ -115,7 +117,7 @@ final class Failover {
         r.result("restarted node healthy", (System.currentTimeMillis() - killedAt) + " ms after the kill");
       }
       long tookOver = awaitLeader(successor, killedAt + 60_000);
-      r.result(restart ? "restarted node leading" : "standby leading", tookOver < 0 ? "not within 60 s"
+      r.result(successorName + " leading", tookOver < 0 ? "not within 60 s"
           : (tookOver - killedAt) + " ms after the kill (" + (due - tookOver) + " ms before due; seen on /health "
           + "every 50 ms)");
       awaitAll(successor, tracker, due + drainMs);
@@ -128,19 +130,17 @@ final class Failover {
         long drain = snap.lastArrivalMs() - due;
         r.result("drain time (last arrival − trigger)", drain + " ms");
         if (warmDrain > 0) {
-          r.result(restart ? "after the restart / warm" : "after the leader change / warm",
+          r.result("after the " + event + " / warm",
               Report.fmt((double) drain / warmDrain, 2) + "× (" + drain + " vs " + warmDrain + " ms; target ≤ 2×)");
         }
       } else {
         r.result("drain time", "n/a: " + snap.missing() + " missing");
       }
       Bench.reportExecutions(r, snap);
-      r.result("CPU used", (restart ? "restarted node " : "standby ")
-          + Report.fmt(successor.cpuSeconds() - successorCpu0, 1) + " s from the kill");
+      r.result("CPU used", successorName + " " + Report.fmt(successor.cpuSeconds() - successorCpu0, 1) + " s from the kill");
       Bench.judge(r, snap, s, true);
       if (!successor.alive()) {
-        r.fail("the " + (restart ? "restarted node" : "standby") + " exited during the run; last lines of its log:\n"
-            + successor.tail(20));
+        r.fail("the " + successorName + " exited during the run; last lines of its log:\n" + successor.tail(20));
       }
     } finally {
       if (restart) {
