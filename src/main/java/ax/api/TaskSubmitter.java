@@ -23,7 +23,6 @@ import io.vertx.core.Future;
 import io.vertx.core.Vertx;
 import io.vertx.core.json.JsonObject;
 
-import java.net.URI;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.function.BooleanSupplier;
@@ -304,7 +303,7 @@ public final class TaskSubmitter {
     if (url == null) {
       return Future.succeededFuture();
     }
-    String host = URI.create(url).getHost();
+    String host = urlPolicy.hostOf(url);
     String title = field.equals("callback_url") ? "Callback URL refused" : "Notify URL refused";
     return resolver.resolve(host)
         .recover(e -> Future.failedFuture(new InvalidRequest(new Problem(400, "callback_url_not_allowed",

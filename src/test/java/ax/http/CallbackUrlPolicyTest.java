@@ -280,4 +280,29 @@ class CallbackUrlPolicyTest {
     System.arraycopy(ipv4, 0, mapped, 12, 4);
     return mapped;
   }
+
+  /**
+   * Verdicts are remembered by URL: asked again, and after more distinct URLs than are remembered, a URL
+   * gets the verdict and host a fresh policy gives it.
+   */
+  @Test
+  void rememberedVerdictsAreTheVerdictsAndHostsOfAFreshCheck() {
+    List<String> urls = List.of("https://hooks.example.com/a", "http://x.partner.example:8080/b?c=d",
+        "https://evil.example/", "ftp://hooks.example.com/", "https://hooks.example.com/#frag",
+        "http://[fd12::1]/hook", "http://0x7f.1/", "https://HOOKS.example.com/case");
+    for (int round = 0; round < 3; round++) {
+      for (String url : urls) {
+        CallbackUrlPolicy fresh = new CallbackUrlPolicy(
+            List.of("hooks.example.com", "*.partner.example", "Internal.Corp.Example", "10.0.0.5", "[fd12::1]"));
+        assertEquals(fresh.checkUrl(url), policy.checkUrl(url), url);
+        assertEquals(URI.create(url).getHost(), policy.hostOf(url), url);
+      }
+      for (int i = 0; i < 5000; i++) { // more than it keeps: it forgets, and must still answer the same
+        assertTrue(policy.checkUrl("https://hooks.example.com/n/" + round + "/" + i).allowed());
+      }
+    }
+    String longUrl = "https://hooks.example.com/" + "p".repeat(1000);
+    assertTrue(policy.checkUrl(longUrl).allowed());
+    assertEquals("hooks.example.com", policy.hostOf(longUrl));
+  }
 }
