@@ -11,7 +11,7 @@ import java.util.TreeMap;
  * the callbacks so they never count as executions. Per task: the first arrival; in all: arrivals,
  * signatures, statuses. Arrivals come from an event loop, readers poll from their own thread.
  */
-public final class Notifications {
+public final class Notifications implements Receiver.Sink {
   private final Map<String, Long> firstArrival = new HashMap<>();
   private final Map<String, Integer> statuses = new TreeMap<>();
   private long arrivals;
@@ -22,7 +22,8 @@ public final class Notifications {
   private long firstMs = Long.MAX_VALUE;
   private long lastMs = Long.MIN_VALUE;
 
-  synchronized void record(long arrival, Buffer body, String sigHeader, Signer signer) {
+  @Override
+  public synchronized void record(long arrival, Buffer body, String sigHeader, Signer signer) {
     arrivals++;
     if (sigHeader != null && signer.verifyOutgoing(sigHeader, body.getBytes())) {
       sigOk++;
@@ -45,7 +46,8 @@ public final class Notifications {
     lastMs = Math.max(lastMs, arrival);
   }
 
-  synchronized void parseError() {
+  @Override
+  public synchronized void parseError() {
     parseErrors++;
   }
 

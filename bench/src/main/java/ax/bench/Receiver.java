@@ -49,47 +49,43 @@ public final class Receiver implements AutoCloseable {
 
   /** Starts both servers; answers the callback port ({@link #notifyUrl()} has the webhooks'). */
   public int start() throws Exception {
-    server = vertx.createHttpServer(new HttpServerOptions().setHost("127.0.0.1").setPort(0)
-            .setIdleTimeout(0))
-        .requestHandler(req -> {
-          if (req.method() != HttpMethod.POST || !"/hook".equals(req.path())) {
-            req.response().setStatusCode(404).end();
-            return;
-          }
-          req.body().onComplete(ar -> {
-            long arrival = System.currentTimeMillis();
-            req.response().setStatusCode(200).putHeader("content-type", "application/json").end(OK);
-            if (ar.succeeded()) {
-              sink.record(arrival, ar.result(), req.getHeader("X-Ax-Signature"), signer);
-            } else {
-              sink.parseError();
-            }
-          });
-        });
-    server.listen().toCompletionStage().toCompletableFuture().get(10, TimeUnit.SECONDS);
+    server = listen("/hook", OK, () -> sink);
     // The webhooks on a server of their own, created from this thread so on the next event loop: a
     // webhook receiver is another service than the task's target. On one server (one event loop) a
     // round of ~130 webhooks, each parsed and its signature checked, queued the callbacks arriving
     // meanwhile, and the bench measured its own queue as the scheduler's lateness.
-    notifyServer = vertx.createHttpServer(new HttpServerOptions().setHost("127.0.0.1").setPort(0)
+    notifyServer = listen("/notify", null, () -> notifications);
+    return server.actualPort();
+  }
+
+  /**
+   * A server on a free port of 127.0.0.1 that answers {@code POST path} with 200 (and {@code answer} as
+   * JSON, when not null) before it records the arrival in the sink of the moment; anything else is 404.
+   */
+  private HttpServer listen(String path, Buffer answer, java.util.function.Supplier<Sink> to) throws Exception {
+    HttpServer s = vertx.createHttpServer(new HttpServerOptions().setHost("127.0.0.1").setPort(0)
             .setIdleTimeout(0))
         .requestHandler(req -> {
-          if (req.method() != HttpMethod.POST || !"/notify".equals(req.path())) {
+          if (req.method() != HttpMethod.POST || !path.equals(req.path())) {
             req.response().setStatusCode(404).end();
             return;
           }
           req.body().onComplete(ar -> {
             long arrival = System.currentTimeMillis();
-            req.response().setStatusCode(200).end();
-            if (ar.succeeded()) {
-              notifications.record(arrival, ar.result(), req.getHeader("X-Ax-Signature"), signer);
+            if (answer == null) {
+              req.response().setStatusCode(200).end();
             } else {
-              notifications.parseError();
+              req.response().setStatusCode(200).putHeader("content-type", "application/json").end(answer);
+            }
+            if (ar.succeeded()) {
+              to.get().record(arrival, ar.result(), req.getHeader("X-Ax-Signature"), signer);
+            } else {
+              to.get().parseError();
             }
           });
         });
-    notifyServer.listen().toCompletionStage().toCompletableFuture().get(10, TimeUnit.SECONDS);
-    return server.actualPort();
+    s.listen().toCompletionStage().toCompletableFuture().get(10, TimeUnit.SECONDS);
+    return s;
   }
 
   /** Where webhooks ({@code notify_url}) go: {@code POST /notify} on its own port. */
