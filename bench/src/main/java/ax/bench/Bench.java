@@ -86,7 +86,8 @@ public final class Bench {
                  new process started at once on the same database
         compare  ax vs db-scheduler vs Quartz on the same PostgreSQL + pgbench's ceiling; writes
                  results/<date>/compare.md and PNG charts (bench/README.md "compare")
-                 --n 20000 --window-s 60 --warmup-n 5000 --threads 4 --chunk 1000 --drain-timeout-s 180
+                 --n 20000 --window-s 60 --warmup-n 5000 --ingest-warmup-n min(50000, n) --threads 4
+                 --chunk 1000 --drain-timeout-s 180
                  --systems ax,db-scheduler,quartz --workloads pgbench,ingest,burst,spread,flatness,submit,memory
                  --flat-sizes 1000000,10000000 --flat-peer-max 1000000 --pgbench-s 15
                  --submit-rates 200,500,1000 --submit-seconds 20 --submit-warmup-s 15
