@@ -829,6 +829,7 @@ public final class Bench {
     r.result("early (arrived before trigger_time)", s.early() + (s.early() > 0 ? " (earliest by "
         + -s.minLateness() + " ms)" : ""));
     r.percentiles("lateness (arrival − trigger_time)", s.lateness(), " ms", 50, 90, 99, 99.9);
+    r.percentiles("lateness in microseconds", s.latenessMicros(), " µs", 50, 90, 99, 99.9);
     if (s.latenessAcceptedBeforeDue() != null
         && s.latenessAcceptedBeforeDue().getTotalCount() != s.lateness().getTotalCount()) {
       r.percentiles("lateness, only tasks accepted before due", s.latenessAcceptedBeforeDue(), " ms",
