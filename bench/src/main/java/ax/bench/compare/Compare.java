@@ -157,8 +157,8 @@ public final class Compare {
    * PostgreSQL paid from the first call to the last answer, per task stored.
    */
   private void ingest(Contender c) throws Exception {
-    // Warm first, as the other workloads are: a fresh JVM spends much of a 15 s ingest compiling (a
-    // sampled run of ax: its process at 185 % of a core in the first seconds, 100 % at the end). Due two
+    // Warm first, as the other workloads are: a fresh JVM spends the first seconds of an ingest compiling
+    // (ax measured 17 810 tasks/s cold against 24 712 after a warm-up, bench/README 2026-12-04). Due two
     // hours after the measured tasks, so no warm-up task is a fingerprint duplicate of a measured one.
     int warmN = o.intValue("ingest-warmup-n", Math.min(50_000, n));
     if (warmN > 0) {
