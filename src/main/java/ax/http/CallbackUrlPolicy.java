@@ -8,9 +8,7 @@ import java.util.Collection;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Locale;
-import java.util.Map;
 import java.util.Set;
-import java.util.concurrent.ConcurrentHashMap;
 import java.util.regex.Pattern;
 
 /**
@@ -81,10 +79,9 @@ public final class CallbackUrlPolicy {
   /**
    * {@link #checkUrl}'s answers by URL. A policy never changes after construction, and a batch of 1000
    * tasks names the same few URLs a thousand times: parsing them again was ~15 % of the API's samples in
-   * a profile of batch ingest. Bounded: cleared when full; long URLs are not kept.
+   * a profile of batch ingest. Long URLs are not kept.
    */
-  private final Map<String, Judged> judged = new ConcurrentHashMap<>();
-  private static final int REMEMBERED_URLS = 4096;
+  private final BoundedMemo<String, Judged> judged = new BoundedMemo<>(4096);
   private static final int REMEMBERED_URL_LENGTH = 512;
 
   /** A URL's verdict, and its host when the verdict allows it. */
@@ -138,60 +135,57 @@ public final class CallbackUrlPolicy {
     Judged j = judged.get(url);
     if (j == null) {
       j = judge(url);
-      if (judged.size() >= REMEMBERED_URLS) {
-        judged.clear();
-      }
       judged.put(url, j);
     }
     return j;
   }
 
-  private Judged judge(String url) {
-    Verdict v = judgeUrl(url);
-    return new Judged(v, v.allowed() ? URI.create(url).getHost() : null);
+  private static Judged refused(Verdict verdict) {
+    return new Judged(verdict, null);
   }
 
-  private Verdict judgeUrl(String url) {
+  /** The verdict, with the host of an allowed URL (from the one parse that judged it). */
+  private Judged judge(String url) {
     if (url == null || url.isBlank()) {
-      return Verdict.invalid("callback URL is empty");
+      return refused(Verdict.invalid("callback URL is empty"));
     }
     if (url.codePointCount(0, url.length()) > MAX_URL_LENGTH) {
-      return Verdict.invalid("callback URL is longer than " + MAX_URL_LENGTH + " characters");
+      return refused(Verdict.invalid("callback URL is longer than " + MAX_URL_LENGTH + " characters"));
     }
     URI uri;
     try {
       uri = new URI(url);
     } catch (URISyntaxException e) {
-      return Verdict.invalid("callback URL is malformed: " + e.getReason() + " at index " + e.getIndex());
+      return refused(Verdict.invalid("callback URL is malformed: " + e.getReason() + " at index " + e.getIndex()));
     }
     String scheme = uri.getScheme() == null ? "" : uri.getScheme().toLowerCase(Locale.ROOT);
     if (!scheme.equals("http") && !scheme.equals("https")) {
-      return Verdict.invalid("callback URL must be an absolute http or https URL");
+      return refused(Verdict.invalid("callback URL must be an absolute http or https URL"));
     }
     if (uri.isOpaque()) {
-      return Verdict.invalid("callback URL must have the form " + scheme + "://host/path");
+      return refused(Verdict.invalid("callback URL must have the form " + scheme + "://host/path"));
     }
     if (uri.getRawUserInfo() != null) {
-      return Verdict.invalid("callback URL must not contain user info");
+      return refused(Verdict.invalid("callback URL must not contain user info"));
     }
     if (uri.getHost() == null) {
-      return Verdict.invalid("callback URL has no valid host");
+      return refused(Verdict.invalid("callback URL has no valid host"));
     }
     if (uri.getPort() != -1 && (uri.getPort() < 1 || uri.getPort() > 65_535)) {
-      return Verdict.invalid("callback URL port must be 1–65535, was " + uri.getPort());
+      return refused(Verdict.invalid("callback URL port must be 1–65535, was " + uri.getPort()));
     }
     if (uri.getRawFragment() != null) {
-      return Verdict.invalid("callback URL must not contain a fragment");
+      return refused(Verdict.invalid("callback URL must not contain a fragment"));
     }
     String host = normalizeHost(uri.getHost());
     if (isAmbiguousNumber(host)) {
-      return Verdict.invalid("callback URL host " + uri.getHost()
-          + " is a numeric address in a non-standard form; write it as a.b.c.d");
+      return refused(Verdict.invalid("callback URL host " + uri.getHost()
+          + " is a numeric address in a non-standard form; write it as a.b.c.d"));
     }
     if (!isListed(host)) {
-      return Verdict.notAllowed("callback host " + uri.getHost() + " is not on the allow-list");
+      return refused(Verdict.notAllowed("callback host " + uri.getHost() + " is not on the allow-list"));
     }
-    return Verdict.ok();
+    return new Judged(Verdict.ok(), uri.getHost());
   }
 
   /**

@@ -5,8 +5,6 @@ import io.vertx.core.Vertx;
 
 import java.net.InetAddress;
 import java.util.List;
-import java.util.Map;
-import java.util.concurrent.ConcurrentHashMap;
 
 /**
  * Resolves callback hosts off the event loop and caches answers briefly, so a burst of tasks to one
@@ -20,7 +18,7 @@ public final class HostResolver {
   }
 
   private final Vertx vertx;
-  private final Map<String, Entry> cache = new ConcurrentHashMap<>();
+  private final BoundedMemo<String, Entry> cache = new BoundedMemo<>(10_000);
 
   public HostResolver(Vertx vertx) {
     this.vertx = vertx;
@@ -33,9 +31,6 @@ public final class HostResolver {
       return Future.succeededFuture(e.addresses());
     }
     return vertx.executeBlocking(() -> List.of(InetAddress.getAllByName(host)), false).map(addresses -> {
-      if (cache.size() > 10_000) {
-        cache.clear();
-      }
       cache.put(host, new Entry(addresses, System.nanoTime() + TTL_MS * 1_000_000L));
       return addresses;
     });
