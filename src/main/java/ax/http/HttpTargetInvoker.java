@@ -18,7 +18,6 @@ import java.net.InetAddress;
 import java.net.URI;
 import java.nio.charset.StandardCharsets;
 import java.util.Map;
-import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicBoolean;
 import ax.clock.Rfc3339;
 
@@ -60,7 +59,7 @@ public final class HttpTargetInvoker {
   private record Target(CallbackUrlPolicy.Verdict syntax, String host, int port, boolean tls, String path) {
   }
 
-  private final Map<String, Target> targets = new ConcurrentHashMap<>();
+  private final BoundedMemo<String, Target> targets = new BoundedMemo<>(10_000);
 
   private Target target(String url) {
     Target t = targets.get(url);
@@ -77,9 +76,6 @@ public final class HttpTargetInvoker {
       String path = (uri.getRawPath() == null || uri.getRawPath().isEmpty() ? "/" : uri.getRawPath())
           + (uri.getRawQuery() == null ? "" : "?" + uri.getRawQuery());
       t = new Target(syntax, uri.getHost(), port, tls, path);
-    }
-    if (targets.size() > 10_000) {
-      targets.clear();
     }
     targets.put(url, t);
     return t;
