@@ -917,8 +917,14 @@ final class FuzzRequests {
       return kind.equals("over-limit")
           ? c.withFraming(new RawHttp.Declared(List.of("" + (limit + 1))), "Content-Length " + (limit + 1)
               + " (over the limit), fewer bytes sent", Expect.refused(413, "payload_too_large", "declared over the limit"))
-          : c.withFraming(new RawHttp.Declared(List.of("{n-1}")), "Content-Length one short",
-              Expect.refused("body one byte short of what was signed"));
+          : c.path().startsWith("/openapi/")
+              ? c.withFraming(new RawHttp.Declared(List.of("{n-1}")), "Content-Length one short",
+                  Expect.refused("body one byte short of what was signed"))
+              // the operator endpoints are unsigned: they read the n-1 bytes they were told of (a stray body
+              // they tolerate), and the last byte starts the connection's next request (found by CI's fuzz run
+              // of 2026-12-04, seed -4047919722468643817: GET /health answered 200, which is right)
+              : c.withFraming(new RawHttp.Declared(List.of("{n-1}")), "Content-Length one short",
+                  Expect.any("one short on an unsigned endpoint: nothing signed to mismatch"));
     });
     // Without Content-Length or chunked framing a request has no body (RFC 9112 6.3): the bytes that
     // follow are the connection's next request, so nothing said about the body applies any more.
