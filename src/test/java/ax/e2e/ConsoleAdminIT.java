@@ -62,7 +62,7 @@ class ConsoleAdminIT {
         // the CLI's token: the Administration page
         driver.findElement(By.id("signin-token")).clear();
         signInWithToken(driver, wait, token);
-        wait.until(ExpectedConditions.visibilityOfElementLocated(By.id("tenants-table")));
+        ConsoleIT.untilSignedIn(driver, wait, ExpectedConditions.visibilityOfElementLocated(By.id("tenants-table")));
         assertTrue(driver.findElement(By.id("who")).getText().contains(SUBJECT), driver.findElement(By.id("who")).getText());
         assertTrue(driver.findElement(By.id("nav-admin")).isDisplayed());
         // a tenant page says it needs an access key; the cluster page needs nothing
@@ -124,7 +124,7 @@ class ConsoleAdminIT {
         wait.until(ExpectedConditions.visibilityOfElementLocated(By.id("signin-accessKey"))).sendKeys(accessKey);
         driver.findElement(By.id("signin-secret")).sendKeys(rotatedSecret);
         driver.findElement(By.id("signin-submit")).click();
-        wait.until(ExpectedConditions.textToBe(By.id("cluster-role"), "leader"));
+        ConsoleIT.untilSignedIn(driver, wait, ExpectedConditions.textToBe(By.id("cluster-role"), "leader"));
         assertFalse(driver.findElement(By.id("nav-admin")).isDisplayed(), "an access key sees no Administration menu");
         driver.get(base + "#/tasks");
         wait.until(ExpectedConditions.elementToBeClickable(By.id("submit-open"))).click();
@@ -143,7 +143,7 @@ class ConsoleAdminIT {
         // back as the administrator: disable (refused within 1 s), enable, delete — each confirmed
         driver.findElement(By.id("needs-sign-in")).click();
         signInWithToken(driver, wait, token);
-        wait.until(ExpectedConditions.visibilityOfElementLocated(By.id("tenants-table")));
+        ConsoleIT.untilSignedIn(driver, wait, ExpectedConditions.visibilityOfElementLocated(By.id("tenants-table")));
         driver.get(base + "#/admin/keys?tenant_id=shop");
         wait.until(ExpectedConditions.elementToBeClickable(By.cssSelector("#keys-table tr[data-access-key='" + accessKey
             + "'] button.disable"))).click();

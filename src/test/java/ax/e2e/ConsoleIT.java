@@ -7,12 +7,14 @@ import org.junit.jupiter.api.Test;
 import org.openqa.selenium.By;
 import org.openqa.selenium.JavascriptExecutor;
 import org.openqa.selenium.OutputType;
+import org.openqa.selenium.TimeoutException;
 import org.openqa.selenium.TakesScreenshot;
 import org.openqa.selenium.WebDriver;
 import org.openqa.selenium.WebElement;
 import org.openqa.selenium.chrome.ChromeDriver;
 import org.openqa.selenium.chrome.ChromeDriverService;
 import org.openqa.selenium.chrome.ChromeOptions;
+import org.openqa.selenium.support.ui.ExpectedCondition;
 import org.openqa.selenium.support.ui.ExpectedConditions;
 import org.openqa.selenium.support.ui.WebDriverWait;
 
@@ -69,6 +71,33 @@ class ConsoleIT {
     Files.copy(png.toPath(), screenshots().resolve(name + ".png"), java.nio.file.StandardCopyOption.REPLACE_EXISTING);
   }
 
+  /**
+   * Waits for a condition after a sign-in; when it does not come, fails with what the page showed
+   * instead (the error banner, the sign-in form's status, the route and the page's text) and keeps a
+   * screenshot, so a failure on a CI machine says whether the credential was refused or the page stuck.
+   */
+  static <T> T untilSignedIn(WebDriver driver, WebDriverWait wait, ExpectedCondition<T> condition) throws Exception {
+    try {
+      return wait.until(condition);
+    } catch (TimeoutException e) {
+      Object shown;
+      try {
+        shown = ((JavascriptExecutor) driver).executeScript("""
+          const text = (id) => {
+            const e = document.getElementById(id);
+            return e ? (e.hidden ? '(hidden) ' : '') + e.innerText : '(absent)';
+          };
+          return 'url: ' + location.href + '\\nerror banner: ' + text('error')
+            + '\\nsign-in status: ' + text('signin-status') + '\\nwho: ' + text('who')
+            + '\\npage: ' + document.getElementById('main').innerText.slice(0, 1500);""");
+      } catch (RuntimeException unreadable) {
+        shown = "(the page could not be read: " + unreadable.getMessage() + ")";
+      }
+      screenshot(driver, "failed-" + System.currentTimeMillis());
+      throw new AssertionError(e.getMessage() + "\n" + shown, e);
+    }
+  }
+
   private static JsonObject callTo(Receiver receiver, String type) {
     return new JsonObject().put("task_type", type).put("callback_url", receiver.url()).put("max_retry", 0);
   }
@@ -104,7 +133,7 @@ class ConsoleIT {
         driver.findElement(By.id("signin-submit")).click();
 
         // cluster: this single node leads, and its lease has an expiry
-        wait.until(ExpectedConditions.textToBe(By.id("cluster-role"), "leader"));
+        untilSignedIn(driver, wait, ExpectedConditions.textToBe(By.id("cluster-role"), "leader"));
         wait.until(ExpectedConditions.textToBePresentInElementLocated(By.id("lease-holder"), "node-0/"));
         assertTrue(driver.findElement(By.id("lease-expires")).getText().contains("in "),
             driver.findElement(By.id("lease-expires")).getText());
