@@ -325,6 +325,14 @@ public final class Bench {
     awaitDrain(h, label, tracker, deadline, graceMs);
     h.report.result("bench GC in the window", GcTotals.now().since(gc0));
     Receiver.Snapshot snap = tracker.snapshot();
+    String arrivalsDir = System.getProperty("ax.bench.arrivals"); // per-task arrivals, for a closer look
+    if (arrivalsDir != null) {
+      Path file = Path.of(arrivalsDir, label.replaceAll("[^A-Za-z0-9]+", "-") + "-"
+          + System.currentTimeMillis() + ".csv");
+      Files.createDirectories(file.getParent());
+      tracker.writeArrivals(file);
+      System.out.println("arrivals of " + label + " written to " + file);
+    }
     if (h.notifyUrl != null) {
       awaitNotifications(h, expected.size(), deadline + 60_000);
       // whether webhooks went out during the callbacks or after them (they yield to a burst)

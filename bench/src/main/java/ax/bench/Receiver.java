@@ -6,6 +6,9 @@ import io.vertx.core.http.HttpMethod;
 import io.vertx.core.http.HttpServer;
 import io.vertx.core.http.HttpServerOptions;
 import io.vertx.core.json.JsonObject;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.time.Instant;
 import java.util.HashMap;
 import java.util.HashSet;
@@ -232,6 +235,21 @@ public final class Receiver implements AutoCloseable {
         }
       }
       return counted;
+    }
+
+    /**
+     * Writes every expected task's first arrival as CSV (task id, trigger ms, fired_at ms or empty,
+     * arrival µs), for looking at when in the window the late ones fell.
+     */
+    public synchronized void writeArrivals(Path file) throws IOException {
+      StringBuilder csv = new StringBuilder("task_id,trigger_ms,fired_at_ms,arrival_us\n");
+      first.forEach((id, a) -> {
+        if (expected == null || expected.containsKey(id)) {
+          csv.append(id).append(',').append(a[1]).append(',').append(a[2] == Long.MIN_VALUE ? "" : Long.toString(a[2]))
+              .append(',').append(a[3]).append('\n');
+        }
+      });
+      Files.writeString(file, csv);
     }
 
     public synchronized Snapshot snapshot() {
