@@ -66,8 +66,13 @@ done
 rm -f "$root"/opt/java/lib/{libawt_xawt,libjawt,libsplashscreen,libfontmanager}.so
 
 # The shared libraries the runtime needs from outside itself, copied to the paths the dynamic loader
-# looks in (the paths ldd reports; links resolved, so each is a plain file).
-libs=$(find "$root/opt/java" -type f \( -name '*.so' -o -perm -u+x \) -exec sh -c \
+# looks in (the paths ldd reports; links resolved, so each is a plain file). Netty's epoll transport
+# ships in ax.jar as a native library, unpacked to /tmp at start: its libraries (librt) count too, or
+# the node would fall back to NIO in the image.
+natives=$(mktemp -d)
+trap 'rm -rf "$natives"' EXIT
+(cd "$natives" && "$JAVA_HOME/bin/jar" xf "$repo/$jar" META-INF/native)
+libs=$(find "$root/opt/java" "$natives" -type f \( -name '*.so' -o -perm -u+x \) -exec sh -c \
   'for f; do ldd "$f" 2>/dev/null || true; done' sh {} + \
   | awk '/=> \// { print $3 } /^[[:space:]]*\/[^ ]*ld-linux/ { print $1 }' | sort -u)
 for lib in $libs; do
