@@ -158,8 +158,8 @@ public final class AxNode {
     PrometheusMeterRegistry registry = Registries.prometheus();
     return buildVertx(registry).compose(v -> {
       vertx = v;
-      LOG.info(v.isNativeTransportEnabled() ? "network transport: native epoll"
-          : "network transport: Java NIO (native epoll unavailable: " + v.unavailableNativeTransportCause() + ")");
+      LOG.info(TransportLine.describe(v.isNativeTransportEnabled(), v.unavailableNativeTransportCause(),
+          System.getProperty("os.name")));
       return startOn(pg, registry);
     });
   }
@@ -170,8 +170,7 @@ public final class AxNode {
         .setJvmMetricsEnabled(true).setPrometheusOptions(new VertxPrometheusOptions().setEnabled(true))
         // Per-request client metrics cost CPU on the dispatch hot path; ax_dispatch_* and ax_execute_total cover it.
         .addDisabledMetricsCategory(io.vertx.micrometer.MetricsDomain.HTTP_CLIENT))
-        // epoll where Linux has it: NIO rounds each wait to the millisecond and spins on selectNow() through the
-        // last half millisecond before every timer, which the wheel's and the releases' timers make constant
+        // epoll where Linux has it (why: ARCHITECTURE.md, "Transport")
         .setPreferNativeTransport(true);
     // tracing on: Vert.x gets the OpenTelemetry tracer (the API's server spans); off: no tracer at all
     var builder = tracing.install(Vertx.builder().withMetrics(new MicrometerMetricsFactory(registry)), options);
