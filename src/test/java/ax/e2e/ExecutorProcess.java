@@ -94,7 +94,7 @@ final class ExecutorProcess implements AutoCloseable {
     throw new IllegalStateException("executor " + executorId + " never printed '" + text + "':\n" + output());
   }
 
-  /** Lines of the record file: {@code task_id attempt shard_index executor_id}. */
+  /** Lines of the record file: {@code task_id attempt shard_index executor_id started_at_us}. */
   List<String[]> executions() throws IOException {
     List<String[]> out = new ArrayList<>();
     for (String line : Files.readAllLines(record)) {

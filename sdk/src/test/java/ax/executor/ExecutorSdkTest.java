@@ -22,6 +22,7 @@ import io.vertx.ext.bridge.BridgeOptions;
 import io.vertx.ext.bridge.PermittedOptions;
 import io.vertx.ext.eventbus.bridge.tcp.BridgeEvent;
 import io.vertx.ext.eventbus.bridge.tcp.TcpEventBusBridge;
+import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -150,7 +151,7 @@ class ExecutorSdkTest {
     assertEquals(new JsonArray().add("7421394872192303104"), again.getJsonArray("accepted"));
     JsonObject resent = pollResult("7421394872192303104");
     assertEquals(result, resent);
-    assertEquals(List.of("7421394872192303104 1 0 ex-1"), Files.readAllLines(record));
+    assertRecorded(List.of("7421394872192303104 1 0 ex-1"));
     assertEquals(1, executor.stats().executed());
     assertEquals(1, executor.stats().deduplicated());
 
@@ -264,7 +265,7 @@ class ExecutorSdkTest {
     // Still subscribed exactly once: a dispatch runs once.
     dispatch("ex-1", EPOCH, task("41", 1, "noop"));
     pollResult("41");
-    assertEquals(List.of("41 1 0 ex-1"), Files.readAllLines(record));
+    assertRecorded(List.of("41 1 0 ex-1"));
   }
 
   @Test
@@ -465,6 +466,23 @@ class ExecutorSdkTest {
 
   private interface Check {
     boolean ok() throws Exception;
+  }
+
+  /**
+   * The record file holds {@code expected} (task_id attempt shard_index executor_id), each followed by the
+   * start instant in epoch microseconds, which must lie within the last minute and not in the future.
+   */
+  private void assertRecorded(List<String> expected) throws IOException {
+    List<String> lines = Files.readAllLines(record);
+    assertEquals(expected.size(), lines.size(), "executions recorded: " + lines);
+    long nowUs = System.currentTimeMillis() * 1_000L + 999;
+    for (int i = 0; i < lines.size(); i++) {
+      String line = lines.get(i);
+      int cut = line.lastIndexOf(' ');
+      assertEquals(expected.get(i), line.substring(0, cut));
+      long startedUs = Long.parseLong(line.substring(cut + 1));
+      assertTrue(startedUs <= nowUs && startedUs > nowUs - 60_000_000L, "started_at_us " + startedUs + " vs now " + nowUs);
+    }
   }
 
   private static void awaitTrue(Check check) throws Exception {
