@@ -49,6 +49,15 @@ public final class Api implements AutoCloseable {
     return notifyUrl == null ? t : t.put("notify_url", notifyUrl);
   }
 
+  /**
+   * A processor task for the executors' {@code noop} processor, with a payload of its own, as real work has (a
+   * user, an order): equal payloads due together are one task under the fingerprint rule.
+   */
+  public static JsonObject processorTask(String taskType, long i, long triggerMs) {
+    return new JsonObject().put("task_type", taskType).put("processor", "noop").put("timeout_ms", 30_000)
+        .put("trigger_time", rfc3339(triggerMs)).put("payload", new JsonObject().put("i", i));
+  }
+
   /** Signed POST /openapi/v1/tasks; the future fails only on transport errors, never on a status code. */
   public Future<HttpResponse<Buffer>> submit(JsonObject task) {
     Buffer body = task.toBuffer();

@@ -61,20 +61,16 @@ final class ExecutorBurst {
         new PoolOptions().setHttp1MaxSize(4));
   }
 
-  /** One executor process; its record file names every task it ran. */
-  private record Executor(String id, Process process, Path record, Path log) {
-  }
-
   /** What one burst measured. */
   record Figures(double perSecond, double claimToAckMs, DbCost.Figures db) {
   }
 
   void run(int executors, int n, int warmups, int warmupN, int bursts, long leadMs, long drainTimeoutMs)
       throws Exception {
-    List<Executor> started = new ArrayList<>();
+    List<BenchExecutor> started = new ArrayList<>();
     try {
       for (int i = 1; i <= executors; i++) {
-        started.add(startExecutor("bench-ex-" + i));
+        started.add(BenchExecutor.start(jar, jwtSecret, bridgePort, "bench-ex-" + i, buffer, jfrDir));
       }
       h.report.setup("executors", executors + " × `java -Xmx256m -jar ax.jar executor --processors noop` "
           + "(default pools 8/16/8 threads, --buffer " + buffer + "), connected to the bridge on port " + bridgePort);
@@ -95,60 +91,22 @@ final class ExecutorBurst {
         summarize(measured, n);
       }
     } finally {
-      for (Executor e : started) {
-        e.process().destroy();
-        if (!e.process().waitFor(15, TimeUnit.SECONDS)) {
-          e.process().destroyForcibly();
-        }
+      for (BenchExecutor e : started) {
+        e.stop();
       }
       client.close();
     }
   }
 
-  private Executor startExecutor(String id) throws Exception {
-    String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
-    ProcessBuilder tokenPb = new ProcessBuilder(java, "-jar", jar.toString(), "executor-token", "--executor-id", id);
-    tokenPb.environment().put("AX_EXECUTOR_JWT_SECRET", jwtSecret);
-    Process tp = tokenPb.start();
-    String out = new String(tp.getInputStream().readAllBytes()).trim();
-    if (tp.waitFor() != 0) {
-      throw new IllegalStateException("executor-token failed: " + new String(tp.getErrorStream().readAllBytes()));
-    }
-    String[] lines = out.split("\n");
-    String token = lines[lines.length - 1].trim();
-    Path record = Files.createTempFile("ax-bench-" + id, ".rec");
-    Path log = Files.createTempFile("ax-bench-" + id, ".log");
-    List<String> cmd = new ArrayList<>(List.of(java, "-Xmx256m"));
-    if (jfrDir != null) {
-      Files.createDirectories(jfrDir);
-      cmd.add("-XX:StartFlightRecording=filename=" + jfrDir.resolve(id + ".jfr") + ",settings=profile,dumponexit=true");
-    }
-    cmd.addAll(List.of("-jar", jar.toString(), "executor",
-        "--servers", "127.0.0.1:" + bridgePort, "--token", token, "--processors", "noop", "--executor-id", id,
-        "--record", record.toString(), "--buffer", Integer.toString(buffer)));
-    ProcessBuilder pb = new ProcessBuilder(cmd);
-    pb.environment().keySet().removeIf(k -> k.startsWith("AX_"));
-    pb.redirectErrorStream(true).redirectOutput(log.toFile());
-    Executor e = new Executor(id, pb.start(), record, log);
-    long deadline = System.currentTimeMillis() + 60_000;
-    while (!Files.readString(log).contains("registered")) {
-      if (!e.process().isAlive() || System.currentTimeMillis() > deadline) {
-        throw new IllegalStateException("executor " + id + " did not register:\n" + Files.readString(log));
-      }
-      Thread.sleep(100);
-    }
-    return e;
-  }
-
   /** One burst; its figures, or null if it failed (the report says why). */
-  private Figures burst(String label, int n, long leadMs, long drainTimeoutMs, List<Executor> executors)
+  private Figures burst(String label, int n, long leadMs, long drainTimeoutMs, List<BenchExecutor> executors)
       throws Exception {
     try (DbCost cost = DbCost.start(h.db.connect(), h.options)) {
       return burst(label, n, leadMs, drainTimeoutMs, executors, cost);
     }
   }
 
-  private Figures burst(String label, int n, long leadMs, long drainTimeoutMs, List<Executor> executors, DbCost cost)
+  private Figures burst(String label, int n, long leadMs, long drainTimeoutMs, List<BenchExecutor> executors, DbCost cost)
       throws Exception {
     String type = "bench.exec." + label;
     long[] recordSizes = recordSizes(executors);
@@ -238,7 +196,7 @@ final class ExecutorBurst {
     return new Figures(n / drainS, batchSeconds / dispatched * 1000, db);
   }
 
-  private static long[] recordSizes(List<Executor> executors) throws IOException {
+  private static long[] recordSizes(List<BenchExecutor> executors) throws IOException {
     long[] sizes = new long[executors.size()];
     for (int i = 0; i < sizes.length; i++) {
       sizes[i] = Files.size(executors.get(i).record());
@@ -247,7 +205,7 @@ final class ExecutorBurst {
   }
 
   /** Lines the executors appended to their record files since {@code sizes}: one per execution started. */
-  private static long startedSince(List<Executor> executors, long[] sizes) throws IOException {
+  private static long startedSince(List<BenchExecutor> executors, long[] sizes) throws IOException {
     long lines = 0;
     ByteBuffer b = ByteBuffer.allocate(64 * 1024);
     for (int i = 0; i < sizes.length; i++) {
@@ -317,10 +275,10 @@ final class ExecutorBurst {
   }
 
   /** CPU seconds so far of the scheduler, all executors together, all PostgreSQL processes, the scheduler's JIT. */
-  private double[] cpu(List<Executor> executors) {
+  private double[] cpu(List<BenchExecutor> executors) {
     double ex = 0;
-    for (Executor e : executors) {
-      ex += ServerProcess.cpuSeconds(e.process().pid());
+    for (BenchExecutor e : executors) {
+      ex += e.cpuSeconds();
     }
     return new double[] {h.server.cpuSeconds(), ex, ProcCpu.ofCommand("postgres"), ProcCpu.jitSeconds(h.server.pid())};
   }
@@ -332,9 +290,9 @@ final class ExecutorBurst {
     return (Double.isNaN(a) ? 0 : a) - (Double.isNaN(b) ? 0 : b);
   }
 
-  private int duplicates(List<Executor> executors, List<String> ids) throws IOException {
+  private int duplicates(List<BenchExecutor> executors, List<String> ids) throws IOException {
     Map<String, Integer> runs = new HashMap<>();
-    for (Executor e : executors) {
+    for (BenchExecutor e : executors) {
       for (String line : Files.readAllLines(e.record())) {
         if (!line.isBlank()) {
           runs.merge(line.trim().split("\\s+")[0], 1, Integer::sum);
@@ -355,10 +313,7 @@ final class ExecutorBurst {
     for (int i = 0; i < n; i += 1000) {
       JsonArray tasks = new JsonArray();
       for (int j = i; j < Math.min(n, i + 1000); j++) {
-        // a payload of its own, as real work has (a user, an order): equal payloads due together are one
-        // task under the fingerprint rule
-        tasks.add(new JsonObject().put("task_type", type).put("processor", "noop").put("timeout_ms", 30_000)
-            .put("trigger_time", Api.rfc3339(due)).put("payload", new JsonObject().put("i", j)));
+        tasks.add(Api.processorTask(type, j, due));
       }
       Buffer body = new JsonObject().put("tasks", tasks).toBuffer();
       Signer.Signed s = h.signer.sign("POST", Api.TASKS + "/batch", "", body.getBytes());

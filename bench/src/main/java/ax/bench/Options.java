@@ -107,6 +107,15 @@ public final class Options {
     return o;
   }
 
+  /** A copy whose server environment has {@code key} = {@code value} unless {@code --env} set it. */
+  public Options withDefaultEnv(String key, String value) {
+    Options o = new Options(raw);
+    o.values.putAll(values);
+    o.env.putAll(env);
+    o.env.putIfAbsent(key, value);
+    return o;
+  }
+
   public String commandLine() {
     return String.join(" ", new ArrayList<>(raw));
   }

@@ -23,6 +23,8 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.BiConsumer;
+import java.util.function.IntFunction;
 
 /**
  * ax as its users run it: the built {@code target/ax.jar server} as a separate process on a fresh database
@@ -73,14 +75,24 @@ public final class AxContender implements Contender {
   public Ingested ingest(String phase, Schedule s, int threads, int chunk) throws Exception {
     Map<String, Long> expected = new ConcurrentHashMap<>();
     phases.put(phase, h.receiver.track(expected));
+    return ingest(h, s, threads, chunk, i -> Api.task(i, s.trigger(i), h.callbackUrl),
+        (id, i) -> expected.put(id, s.trigger(i)));
+  }
+
+  /**
+   * Sends {@code s} through the signed batch endpoint, {@code threads} requests in flight, each the next
+   * {@code chunk} of tasks in trigger order ({@code task} makes the i-th): the HTTP equivalent of the peers'
+   * client threads. {@code accepted} hears each accepted task's id and index in {@code s}.
+   */
+  static Ingested ingest(Harness h, Schedule s, int threads, int chunk, IntFunction<JsonObject> task,
+                         BiConsumer<String, Integer> accepted) throws Exception {
     AtomicInteger next = new AtomicInteger();
     AtomicInteger inFlight = new AtomicInteger();
-    AtomicLong accepted = new AtomicLong();
+    AtomicLong acceptedCount = new AtomicLong();
     AtomicLong rejected = new AtomicLong();
     String[] sample = {null};
     CompletableFuture<Void> all = new CompletableFuture<>();
     long t0 = System.nanoTime();
-    // `threads` requests in flight, each the next chunk in trigger order: the HTTP equivalent of 4 client threads
     Runnable[] send = new Runnable[1];
     send[0] = () -> {
       int from = next.getAndAdd(chunk);
@@ -93,7 +105,7 @@ public final class AxContender implements Contender {
       int to = Math.min(s.n(), from + chunk);
       JsonArray tasks = new JsonArray();
       for (int i = from; i < to; i++) {
-        tasks.add(Api.task(i, s.trigger(i), h.callbackUrl));
+        tasks.add(task.apply(i));
       }
       h.api.submitBatch(tasks).onComplete(ar -> {
         if (ar.succeeded() && ar.result().statusCode() == 200) {
@@ -101,8 +113,8 @@ public final class AxContender implements Contender {
           for (int k = 0; k < results.size(); k++) {
             JsonObject r = results.getJsonObject(k);
             if (r.getInteger("status_code", 0) == 201) {
-              expected.put(String.valueOf(r.getValue("task_id")), s.trigger(from + r.getInteger("index", k)));
-              accepted.incrementAndGet();
+              accepted.accept(String.valueOf(r.getValue("task_id")), from + r.getInteger("index", k));
+              acceptedCount.incrementAndGet();
             } else {
               rejected.incrementAndGet();
               sample[0] = r.encode();
@@ -124,7 +136,7 @@ public final class AxContender implements Contender {
       }
     });
     all.get(Math.max(120, s.n() / 50), TimeUnit.SECONDS);
-    return new Ingested((System.nanoTime() - t0) / 1_000_000, accepted.get(), rejected.get(), sample[0]);
+    return new Ingested((System.nanoTime() - t0) / 1_000_000, acceptedCount.get(), rejected.get(), sample[0]);
   }
 
   @Override

@@ -33,7 +33,7 @@ import org.jfree.data.xy.XYSeriesCollection;
 /** The PNG charts of the comparison (JFreeChart, headless). One colour per system in every chart. */
 public final class Charts {
   private static final Map<String, Color> COLOURS = Map.of(
-      "ax", new Color(0x1f77b4), "db-scheduler", new Color(0xff7f0e), "quartz", new Color(0x2ca02c),
+      "ax", new Color(0x1f77b4), AxExecutorsContender.NAME, new Color(0x9467bd), "db-scheduler", new Color(0xff7f0e), "quartz", new Color(0x2ca02c),
       "PostgreSQL (pgbench)", new Color(0x7f7f7f));
   private static final int WIDTH = 900;
   private static final int HEIGHT = 540;

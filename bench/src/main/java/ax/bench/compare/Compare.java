@@ -21,7 +21,7 @@ import java.util.TreeMap;
  * Writes results/&lt;date&gt;/compare.md and PNG charts (see bench/README.md).
  */
 public final class Compare {
-  public static final List<String> SYSTEMS = List.of("ax", "db-scheduler", "quartz");
+  public static final List<String> SYSTEMS = List.of("ax", AxExecutorsContender.NAME, "db-scheduler", "quartz");
   public static final List<String> WORKLOADS =
       List.of("pgbench", "ingest", "burst", "spread", "recurring", "flatness", "submit", "memory");
   private static final long DAY_MS = 86_400_000L;
@@ -130,6 +130,10 @@ public final class Compare {
   /** Every system in turn on a fresh database; a system that fails is reported and the run goes on. */
   private void forEachSystem(String label, List<String> which, Workload w) {
     for (String system : which) {
+      if (system.equals(AxExecutorsContender.NAME) && !AxExecutorsContender.WORKLOADS.contains(label)) {
+        results.notes.add(label + ": " + system + " not measured (it runs " + AxExecutorsContender.WORKLOADS + " only)");
+        continue;
+      }
       try (Contender c = start(system, label)) {
         results.settings.putIfAbsent(system, c.settings());
         w.run(c);
@@ -145,8 +149,16 @@ public final class Compare {
 
   private Contender start(String system, String label) throws Exception {
     System.out.println("[compare] starting " + system + " on a fresh database (" + label + ")");
-    return system.equals("ax") ? AxContender.start(label, o, benchDir)
-        : PeerContender.start(system, label, o, resultsDir);
+    return switch (system) {
+      case "ax" -> AxContender.start(label, o, benchDir);
+      case AxExecutorsContender.NAME -> AxExecutorsContender.start(label, o, benchDir);
+      default -> PeerContender.start(system, label, o, resultsDir);
+    };
+  }
+
+  /** ax in either form (HTTP targets, or processor tasks through its executors) rather than a peer. */
+  static boolean ours(String system) {
+    return system.equals("ax") || system.equals(AxExecutorsContender.NAME);
   }
 
   // ------------------------------------------------------------------------------------------------

@@ -21,9 +21,13 @@ public final class ExecutionLog {
   }
 
   public void executed(int i) {
-    long now = System.currentTimeMillis();
+    executed(i, System.currentTimeMillis());
+  }
+
+  /** Task {@code i} started at {@code atMs}, as another process on this machine saw it. */
+  public void executed(int i, long atMs) {
     if (count.getAndIncrement(i) == 0) {
-      firstMs.set(i, now);
+      firstMs.set(i, atMs);
       distinct.incrementAndGet();
     }
   }
