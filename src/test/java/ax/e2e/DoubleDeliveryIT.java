@@ -66,7 +66,7 @@ class DoubleDeliveryIT {
               + "was reported): each task ran once, one attempt and one SUCCESS recorded per task");
       assertEquals(ids.size(), deliveredTwice, "every task's dispatch must have been delivered twice");
       assertEquals(0, lost, "tasks the executor never ran");
-      assertEquals(0, twice, () -> "tasks the executor ran twice; their executions (task attempt shard executor):\n"
+      assertEquals(0, twice, () -> "tasks the executor ran twice; their executions (task attempt shard executor started_at_us):\n"
           + twiceRun(executor));
       assertEquals(ids.size(), succeeded, "each task SUCCESS");
       assertEquals(ids.size(), attemptRows, "one attempt row per task");
