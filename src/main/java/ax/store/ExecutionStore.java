@@ -112,7 +112,10 @@ public final class ExecutionStore {
         SELECT task_id, attempt, coalesce(last_run_node, ''), :executor, started_at, now(), outcome, error FROM done
         ON CONFLICT (task_id, attempt) DO NOTHING
       )
-      SELECT task_id, status, next_trigger_time, priority, result, error, parent_id FROM done"""
+      -- one row even when nothing was written, saying whether the term was still current: an executor told
+      -- "refused" drops its result, so a deposed leader must answer "send again" instead (FencedOut)
+      SELECT f.fenced_in, d.task_id, d.status, d.next_trigger_time, d.priority, d.result, d.error, d.parent_id
+        FROM (SELECT count(*) > 0 AS fenced_in FROM lease) f LEFT JOIN done d ON true"""
       .formatted(Sql.LEASE, CompletionColumns.V, CompletionColumns.SET_OUTCOME, Sql.in(DISPATCHING, RUNNING)));
 
   /**
@@ -228,11 +231,27 @@ public final class ExecutionStore {
         });
   }
 
+  /**
+   * Writes an executor's outcomes; returns those applied (the rest were not this executor's attempt, or
+   * already settled). Fails with {@link FencedOut} when the term is no longer current: the executor must
+   * then send them again to the next leader, not drop them.
+   */
   public Future<List<Settled>> complete(List<Completion> batch, String executorId, Fence fence) {
     List<Completion> sorted = new ArrayList<>(batch);
     sorted.sort(Comparator.comparingLong(Completion::taskId));
     return pool.preparedQuery(COMPLETE.text()).execute(CompletionColumns.bind(COMPLETE.params(), sorted).fence(fence)
-        .set("executor", executorId).tuple()).map(ScheduleStore::settled);
+        .set("executor", executorId).tuple()).map(rows -> {
+          List<Settled> out = new ArrayList<>(rows.rowCount());
+          for (Row r : rows) {
+            if (!r.getBoolean("fenced_in")) {
+              throw new FencedOut(fence);
+            }
+            if (r.getLong("task_id") != null) { // the one row of a write that changed nothing has no task
+              out.add(ScheduleStore.settled(r));
+            }
+          }
+          return out;
+        });
   }
 
   /** Updates the parents of settled shards; answers the parents that reached a terminal status. */

@@ -287,11 +287,15 @@ public final class ScheduleStore {
   static List<Settled> settled(RowSet<Row> rows) {
     List<Settled> out = new ArrayList<>(rows.rowCount());
     for (Row r : rows) {
-      out.add(new Settled(r.getLong("task_id"), TaskStatus.valueOf(r.getString("status")),
-          Times.toMillis(r.getOffsetDateTime("next_trigger_time")), r.getShort("priority"), r.getString("result"),
-          r.getString("error"), r.getLong("parent_id")));
+      out.add(settled(r));
     }
     return out;
+  }
+
+  static Settled settled(Row r) {
+    return new Settled(r.getLong("task_id"), TaskStatus.valueOf(r.getString("status")),
+        Times.toMillis(r.getOffsetDateTime("next_trigger_time")), r.getShort("priority"), r.getString("result"),
+        r.getString("error"), r.getLong("parent_id"));
   }
 
   static List<AttemptBudget> budgets(RowSet<Row> rows) {

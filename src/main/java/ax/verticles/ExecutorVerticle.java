@@ -31,6 +31,7 @@ import ax.protocol.ResultBatch;
 import ax.protocol.ResultReply;
 import ax.protocol.TaskOutcome;
 import ax.store.ExecutionStore;
+import ax.store.FencedOut;
 import ax.task.OutcomePolicy;
 import ax.task.OutcomeTally;
 import ax.task.ReadyTask;
@@ -395,8 +396,12 @@ public final class ExecutorVerticle extends TermBoundVerticle {
   private void complete(DispatchCommand.Complete c) {
     store.complete(c.batch(), c.executorId(), term().fence()).onComplete(inTerm(ar -> {
       if (ar.failed()) {
-        LOG.log(Level.WARNING, "writing " + c.batch().size() + " outcomes of " + c.executorId() + " failed",
-            ar.cause());
+        if (ar.cause() instanceof FencedOut) { // answered 503: the executor keeps them for the next leader
+          LOG.warning(c.batch().size() + " outcomes of " + c.executorId() + " not written: " + ar.cause().getMessage());
+        } else {
+          LOG.log(Level.WARNING, "writing " + c.batch().size() + " outcomes of " + c.executorId() + " failed",
+              ar.cause());
+        }
         run(dispatch.completeFailed(c.completionId()));
       } else {
         run(dispatch.completed(c.completionId(), ar.result()));

@@ -21,6 +21,7 @@ import java.util.List;
 import java.util.concurrent.TimeUnit;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
@@ -89,8 +90,31 @@ class ExecutionStoreTest {
     assertTrue(store.dispatch(new long[] {t.taskId()}, "ex-1", 2_000, stale).await().isEmpty());
     Attempt d = store.dispatch(new long[] {t.taskId()}, "ex-1", 2_000, fence).await().get(0);
     Completion ok = OUTCOMES.succeeded(t.taskId(), d.attempt(), 0, "{\"ok\":true}");
-    assertTrue(store.complete(List.of(ok), "ex-1", stale).await().isEmpty(), "another epoch completes nothing");
+    // not "refused": the executor drops a refused result, and this one is still the successor's to write
+    assertFencedOut(store.complete(List.of(ok), "ex-1", stale));
     assertEquals(TaskStatus.DISPATCHING, status(t));
+  }
+
+  @Test
+  void outcomesReachingALeaderWhoseLeaseLapsedAreNotWrittenAndNotRefused() {
+    NewTask t = ready();
+    Attempt d = store.dispatch(new long[] {t.taskId()}, "ex-1", 2_000, fence).await().get(0);
+    Completion ok = OUTCOMES.succeeded(t.taskId(), d.attempt(), 0, null);
+    // the node still believes it leads (its step-down comes a little later), the database says otherwise
+    db.pool.query("UPDATE leases SET expires_at = now() - interval '1 millisecond'").execute().await();
+    assertFencedOut(store.complete(List.of(ok), "ex-1", fence));
+    assertEquals(TaskStatus.DISPATCHING, status(t));
+    assertEquals(0, db.pool.query("SELECT 1 FROM task_attempts").execute().await().rowCount());
+
+    long successor = leases.tryAcquire("scheduler", "node-b/1", null, 30_000).await().orElseThrow();
+    List<Settled> settled = store.complete(List.of(ok), "ex-1", new Fence("scheduler", "node-b/1", successor)).await();
+    assertEquals(List.of(TaskStatus.SUCCESS), settled.stream().map(Settled::status).toList(),
+        "the result sent again to the successor is applied");
+  }
+
+  private static void assertFencedOut(io.vertx.core.Future<List<Settled>> completion) {
+    Throwable failure = assertThrows(Exception.class, completion::await);
+    assertTrue(failure instanceof FencedOut || failure.getCause() instanceof FencedOut, failure.toString());
   }
 
   @Test

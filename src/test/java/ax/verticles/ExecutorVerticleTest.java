@@ -137,6 +137,37 @@ class ExecutorVerticleTest {
             recorded.flag();
           })));
     }));
+    registerAndSendReady(bus, task);
+  }
+
+  /**
+   * The node still believes it leads, but its lease lapsed in the database (its step-down comes a moment
+   * later): the result write is fenced out. The executor must hear "not recorded, send again" (503), which
+   * it keeps the result for, and not "refused", which it drops — the task would run again at its deadline.
+   */
+  @Test
+  void aResultReachingALeaderWhoseLeaseLapsedIsToBeSentAgainNotRefused(Vertx vertx, VertxTestContext ctx) {
+    NewTask task = dueProcessorTask();
+    var bus = vertx.eventBus();
+    bus.<JsonObject>consumer(ExecutorAddresses.inbox(EXECUTOR), msg -> {
+      DispatchedTask t = DispatchedTask.fromJson(Dispatch.rawTasks(msg.body()).getJsonObject(0));
+      msg.reply(new Ack(List.of(t.taskId()), List.of(), null).toJson());
+      JsonObject results = new ResultBatch(EXECUTOR, "s", List.of(new TaskOutcome(t.taskId(), t.attempt(), 0, true,
+          null, null, 5))).toJson();
+      db.pool.query("UPDATE leases SET expires_at = now() - interval '1 millisecond'").execute()
+          .compose(lapsed -> bus.<JsonObject>request(ExecutorAddresses.RESULT, results, fromExecutor()))
+          .onComplete(ctx.failing(e -> ctx.verify(() -> {
+            assertEquals(503, ((ReplyException) e).failureCode(), e.getMessage());
+            tasks.find("tenant-a", task.taskId()).onComplete(ctx.succeeding(stored -> ctx.verify(() -> {
+              assertTrue(stored.orElseThrow().status() != TaskStatus.SUCCESS, "nothing written");
+              ctx.completeNow();
+            })));
+          })));
+    });
+    registerAndSendReady(bus, task);
+  }
+
+  private static void registerAndSendReady(io.vertx.core.eventbus.EventBus bus, NewTask task) {
     Registration registration = new Registration(EXECUTOR, List.of("reports"), Map.of("default", 2), 1, null, "test");
     bus.<JsonObject>request(ExecutorAddresses.REGISTER, registration.toJson(), fromExecutor())
         .compose(reply -> {
@@ -144,11 +175,11 @@ class ExecutorVerticleTest {
           return bus.<JsonObject>request(ExecutorAddresses.HEARTBEAT, new Heartbeat(EXECUTOR, session,
               Map.of("default", 2), 2, 0, 0.1, 0, 0, 0).toJson(), fromExecutor());
         })
-        .onComplete(ctx.succeeding(alive -> {
+        .onSuccess(alive -> {
           ReadyTask ready = new ReadyTask(task.taskId(), "report.build", "reports", 5, task.triggerTimeMs(),
               task.triggerTimeMs(), 60_000, "{\"n\":1}", 0, 2, 1, 0, null);
           bus.send(Addresses.EXEC_READY, new ReadyBatch(List.of(ready)), LocalCodec.localOnly());
-        }));
+        });
   }
 
   /** The ack is the hand-over (R9): lateness and dispatch counted there; the result is an execute outcome. */
