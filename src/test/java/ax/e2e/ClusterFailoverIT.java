@@ -14,6 +14,7 @@ import java.util.Map;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assertions.fail;
 
 /**
  * Two clustered scheduler nodes and two executors, all real processes on loopback (issue 4, part 2):
@@ -40,26 +41,71 @@ class ClusterFailoverIT {
     return out;
   }
 
-  /** {never run, run more than once} over the executors' records. */
-  private static int[] executions(List<String> ids, ExecutorProcess... executors) throws Exception {
+  /** What the executors' records say: tasks never run, run more than once, and which ran more than once. */
+  private record Executions(int lost, int twice, List<String> ranTwice) {
+  }
+
+  private static Executions executions(List<String> ids, ExecutorProcess... executors) throws Exception {
     Map<String, Integer> runs = new HashMap<>();
     for (ExecutorProcess e : executors) {
       e.countsByTask().forEach((id, n) -> runs.merge(id, n, Integer::sum));
     }
     int lost = 0;
-    int twice = 0;
+    List<String> ranTwice = new ArrayList<>();
     for (String id : ids) {
       int n = runs.getOrDefault(id, 0);
       lost += n == 0 ? 1 : 0;
-      twice += n > 1 ? 1 : 0;
+      if (n > 1) {
+        ranTwice.add(id);
+      }
     }
-    System.out.printf("failover: %d tasks, never run %d, run more than once %d%n", ids.size(), lost, twice);
-    return new int[] {lost, twice};
+    System.out.printf("failover: %d tasks, never run %d, run more than once %d%n", ids.size(), lost, ranTwice.size());
+    return new Executions(lost, ranTwice.size(), ranTwice);
   }
 
-  private static void assertEachRanOnce(int[] executions) {
-    assertEquals(0, executions[0], "tasks never executed");
-    assertEquals(0, executions[1], "tasks executed more than once");
+  /**
+   * A task run twice is intermittent here (once in dozens of runs, under CI load), so the failure message
+   * carries what explains it: each run of the first few such tasks, their rows, and the warnings of the
+   * executors and nodes — the logs are gone once the test ends.
+   */
+  private static void assertEachRanOnce(Executions e, AxCluster ax, ExecutorProcess... executors) throws Exception {
+    assertEquals(0, e.lost(), "tasks never executed");
+    if (e.twice() == 0) {
+      return;
+    }
+    StringBuilder why = new StringBuilder(e.twice() + " tasks executed more than once");
+    for (String id : e.ranTwice().subList(0, Math.min(3, e.twice()))) {
+      why.append("\n--- task ").append(id).append(" (task_id attempt shard executor started_at_us):");
+      for (ExecutorProcess x : executors) {
+        for (String[] run : x.executions()) {
+          if (run[0].equals(id)) {
+            why.append("\n  ").append(String.join(" ", run));
+          }
+        }
+      }
+      why.append(ax.describeTask(id));
+    }
+    for (ExecutorProcess x : executors) {
+      why.append("\n--- executor ").append(x.executorId).append(" warnings ---").append(warnings(x.output()));
+    }
+    for (int i = 0; i < ax.nodes.size(); i++) {
+      why.append("\n--- node-").append(i).append(" warnings ---").append(warnings(ax.nodes.get(i).output()));
+    }
+    fail(why.toString());
+  }
+
+  private static String warnings(String log) {
+    StringBuilder out = new StringBuilder();
+    String[] lines = log.split("\n");
+    int shown = 0;
+    for (int i = 0; i < lines.length && shown < 40; i++) {
+      String line = lines[i];
+      if (line.contains("WARN") || line.contains("SEVERE") || line.contains("leader") || line.contains("result")) {
+        out.append("\n  ").append(line);
+        shown++;
+      }
+    }
+    return out.toString();
   }
 
   /**
@@ -112,16 +158,16 @@ class ClusterFailoverIT {
             takeoverMs, TTL_MS);
         assertEquals(standby, next);
         ax.awaitCount("SELECT count(*) FROM tasks WHERE status = 'SUCCESS'", ids.size() + callIds.size(), 90_000);
-        int[] executions = executions(ids, a, b);
+        Executions executions = executions(ids, a, b);
         Calls c = calls(receiver, callIds, callsSubmittedAt, ax.nodes.get(next).port);
         long epoch = Health.of(ax.nodes.get(next).port).getLong("epoch");
-        FaultRow.record("leader-crash", Map.of("tasks", ids.size() + callIds.size(), "lost", executions[0] + c.never,
-            "run_twice", executions[1], "at_least_once_reruns", c.twice, "refired_calls", (long) c.refired,
+        FaultRow.record("leader-crash", Map.of("tasks", ids.size() + callIds.size(), "lost", executions.lost() + c.never,
+            "run_twice", executions.twice(), "at_least_once_reruns", c.twice, "refired_calls", (long) c.refired,
             "takeover_ms", takeoverMs, "worst_call_after_due_ms", c.worst, "epoch_after", epoch),
             "kill -9 of the leader mid-burst (" + ids.size() + " executor tasks, " + callIds.size()
                 + " 500 ms HTTP calls around the kill); node-" + next + " led after " + takeoverMs
                 + " ms; HTTP calls the dead leader had in flight were fired again as new attempts");
-        assertEachRanOnce(executions);
+        assertEachRanOnce(executions, ax, a, b);
         assertTrue(epoch >= 2, "the takeover bumped the epoch");
         assertCallsFiredAgainAtOnce(c);
       }
@@ -197,16 +243,16 @@ class ClusterFailoverIT {
         assertNotEquals(oldEpoch, Health.of(ax.nodes.get(next).port).getLong("epoch"));
         Thread.sleep(2_000); // whatever the old leader still had in flight has been tried by now
         int succeeded = ax.count("SELECT count(*) FROM tasks WHERE status = 'SUCCESS'");
-        int[] executions = executions(ids, e);
+        Executions executions = executions(ids, e);
         // A write of the old term that got through would show as a task run again (its stale dispatch) or as
         // a terminal row changed after the new leader finished them all.
-        FaultRow.record("zombie-leader", Map.of("tasks", ids.size(), "lost", executions[0], "run_twice", executions[1],
-            "stale_writes_accepted", executions[1] + Math.abs(succeeded - ids.size()),
+        FaultRow.record("zombie-leader", Map.of("tasks", ids.size(), "lost", executions.lost(), "run_twice", executions.twice(),
+            "stale_writes_accepted", executions.twice() + Math.abs(succeeded - ids.size()),
             "old_leader_role_after_wake", String.valueOf(woke.getString("role"))),
             "the leader SIGSTOPped mid-burst past its 3 s TTL, the standby took over and finished "
                 + ids.size() + " tasks; on SIGCONT the old leader stepped down and changed nothing");
         assertEquals(ids.size(), succeeded);
-        assertEachRanOnce(executions);
+        assertEachRanOnce(executions, ax, e);
       }
     }
   }

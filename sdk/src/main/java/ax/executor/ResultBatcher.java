@@ -180,10 +180,15 @@ final class ResultBatcher {
     }
     stats.applied(nApplied);
     stats.refused(nRefused);
+    if (nRefused > 0) { // normal for a result that came after its attempt was rescued; otherwise worth seeing
+      int n = nRefused;
+      LOG.info(() -> "the scheduler refused " + n + " result(s): not this executor's attempt any more");
+    }
   }
 
   private void requeue(List<TaskResult> batch, Throwable cause) {
-    LOG.log(Level.FINE, "result batch of " + batch.size() + " not answered, keeping it: " + cause.getMessage());
+    // INFO, not FINE: around a leader change this says why results arrive late (and it is rare otherwise)
+    LOG.log(Level.INFO, "result batch of " + batch.size() + " not answered, keeping it: " + cause.getMessage());
     for (int i = batch.size() - 1; i >= 0; i--) {
       pending.addFirst(batch.get(i));
     }
