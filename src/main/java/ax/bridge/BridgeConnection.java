@@ -267,7 +267,7 @@ public final class BridgeConnection {
   private void request(BridgeCommand.Request r) {
     Future<Message<Object>> answered;
     try {
-      answered = bus.request(r.address(), r.body(), options(r.headers()));
+      answered = bus.request(r.address(), r.body(), options(r.headers()).setSendTimeout(limits.forwardTimeoutMs()));
     } catch (RuntimeException e) {
       LOG.log(Level.WARNING, "bridge: a request to " + r.address() + " could not be sent", e);
       write(failure(r.address(), r.replyAddress(), e));

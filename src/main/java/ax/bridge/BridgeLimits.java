@@ -14,9 +14,11 @@ package ax.bridge;
  *                                   ({@code AX_BRIDGE_MAX_UNAUTHENTICATED})
  * @param unauthenticatedBufferBytes heap bytes of partial frames those connections may hold together
  *                                   ({@code AX_BRIDGE_UNAUTHENTICATED_BUFFER_BYTES})
+ * @param forwardTimeoutMs           how long a request forwarded to the event bus waits for its answer before
+ *                                   the client is told TIMEOUT ({@link #FORWARD_TIMEOUT_MS}, not configurable)
  */
 public record BridgeLimits(int maxFrameBytes, long authTimeoutMs, long idleTimeoutMs, int maxUnauthenticated,
-                           long unauthenticatedBufferBytes) {
+                           long unauthenticatedBufferBytes, long forwardTimeoutMs) {
   /**
    * Before authentication the only frames with a purpose are {@code ping} and the register request. The
    * largest register the protocol allows (1 000 processor names of 128 characters, a token, the other
@@ -36,10 +38,21 @@ public record BridgeLimits(int maxFrameBytes, long authTimeoutMs, long idleTimeo
    */
   public static final int UNBUDGETED_BYTES_PER_CONNECTION = 8 * 1024;
   public static final long DEFAULT_UNAUTHENTICATED_BUFFER_BYTES = 16L << 20;
+  /**
+   * Well under the Java SDK's 10 s request timeout, instead of the event bus's 30 s. For about ten seconds
+   * after a node is killed (until Hazelcast drops it) the event bus still routes some requests to its
+   * consumers; such a request is never answered, and the Vert.x event bus does not fail a request whose
+   * write to a dead node failed (only a ReplyException fails it early). An SDK then waited its whole
+   * timeout, twice if its re-send was routed there again: a result held 20 s past a leader's kill -9 missed
+   * a 20 s task's deadline and the task ran again (ClusterFailoverIT, once in CI). Told TIMEOUT after
+   * 5 s, it sends again sooner. An answer that really takes longer (a result write behind a backlog) is
+   * sent again too and refused as already applied: harmless.
+   */
+  public static final long FORWARD_TIMEOUT_MS = 5_000;
 
   public BridgeLimits {
     if (maxFrameBytes < 1_024 || authTimeoutMs < 1 || idleTimeoutMs < 1 || maxUnauthenticated < 1
-        || unauthenticatedBufferBytes < Math.min(maxFrameBytes, PRE_AUTH_MAX_FRAME_BYTES)) {
+        || unauthenticatedBufferBytes < Math.min(maxFrameBytes, PRE_AUTH_MAX_FRAME_BYTES) || forwardTimeoutMs < 1) {
       throw new IllegalArgumentException("bridge limits out of range: " + this);
     }
   }
@@ -51,7 +64,7 @@ public record BridgeLimits(int maxFrameBytes, long authTimeoutMs, long idleTimeo
 
   public static BridgeLimits defaults(long heartbeatMs) {
     return new BridgeLimits(DEFAULT_MAX_FRAME_BYTES, DEFAULT_AUTH_TIMEOUT_MS, defaultIdleTimeoutMs(heartbeatMs),
-        DEFAULT_MAX_UNAUTHENTICATED, DEFAULT_UNAUTHENTICATED_BUFFER_BYTES);
+        DEFAULT_MAX_UNAUTHENTICATED, DEFAULT_UNAUTHENTICATED_BUFFER_BYTES, FORWARD_TIMEOUT_MS);
   }
 
   /** The frame limit until the connection has authenticated. */

@@ -317,7 +317,7 @@ public record AxConfig(
       throw new ConfigException("AX_BRIDGE_UNAUTHENTICATED_BUFFER_BYTES (" + buffer + ") must be at least "
           + preAuthFrame + " (the largest frame before authentication), or no register could ever arrive");
     }
-    return new BridgeLimits(maxFrame, auth, idle, maxUnauthenticated, buffer);
+    return new BridgeLimits(maxFrame, auth, idle, maxUnauthenticated, buffer, BridgeLimits.FORWARD_TIMEOUT_MS);
   }
 
   private static ExecutorSettings executors(EnvReader r) {

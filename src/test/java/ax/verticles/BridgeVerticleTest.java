@@ -62,7 +62,7 @@ class BridgeVerticleTest {
   }
 
   private static BridgeLimits limits(long authMs, long idleMs, int maxUnauthenticated, long bufferBytes) {
-    return new BridgeLimits(1 << 20, authMs, idleMs, maxUnauthenticated, bufferBytes);
+    return new BridgeLimits(1 << 20, authMs, idleMs, maxUnauthenticated, bufferBytes, BridgeLimits.FORWARD_TIMEOUT_MS);
   }
 
   private String token(String executorId) {
@@ -129,6 +129,28 @@ class BridgeVerticleTest {
       assertEquals(410, err.getInteger("failureCode"));
       assertEquals("RECIPIENT_FAILURE", err.getString("failureType"));
       assertEquals(ExecutorAddresses.HEARTBEAT, err.getString("sourceAddress"));
+    }
+  }
+
+  /**
+   * A request the event bus never answers (routed to a node killed a moment ago) comes back as a TIMEOUT
+   * err frame after the forward timeout, not the event bus's 30 s: the executor re-sends sooner.
+   */
+  @Test
+  void aRequestNobodyAnswersIsToldTimeoutAfterTheForwardTimeout() throws Exception {
+    start("127.0.0.1", new BridgeLimits(1 << 20, 10_000, 30_000, 16, 16L << 20, 300));
+    vertx.eventBus().<Object>consumer(ExecutorAddresses.RESULT, m -> { }); // swallowed, like by a dead node
+    try (RawBridgeClient c = authenticated("ex-1")) {
+      long sent = System.nanoTime();
+      c.send(new JsonObject().put("type", "send").put("address", ExecutorAddresses.RESULT).put("replyAddress", "res1")
+          .put("body", new JsonObject()));
+
+      JsonObject err = c.read();
+      long waitedMs = (System.nanoTime() - sent) / 1_000_000;
+      assertEquals("err", err.getString("type"), err.encode());
+      assertEquals("res1", err.getString("address"));
+      assertEquals("TIMEOUT", err.getString("failureType"));
+      assertTrue(waitedMs >= 250 && waitedMs < 10_000, "told after " + waitedMs + " ms");
     }
   }
 
