@@ -29,8 +29,10 @@ class ClusterFailoverIT {
   /**
    * timeout_ms 20 s: a task handed out by the killed leader is rescued only after ack timeout +
    * timeout_ms. Before that the executor's result — held by the SDK until a leader answers — must reach
-   * the new leader (takeover ~TTL, plus the SDK's 10 s request timeout towards the dead node). A task
-   * whose result cannot reach any leader within its timeout_ms is the documented at-least-once window.
+   * the new leader (takeover ~TTL; a request the event bus still routes to the dead node is answered
+   * TIMEOUT by the bridge after 5 s, BridgeLimits.FORWARD_TIMEOUT_MS, and sent again; Hazelcast drops the
+   * dead node after about 10 s). A task whose result cannot reach any leader within its timeout_ms is
+   * the documented at-least-once window.
    */
   private static List<JsonObject> noops(int n, long dueAtMs) {
     List<JsonObject> out = new ArrayList<>();
