@@ -61,9 +61,10 @@ public final class ExecutionStore {
         lease_deadline = now() + (:ack_timeout_ms + t.timeout_ms) * interval '1 millisecond',
         updated_at     = now()
         FROM lease, unnest(:ids::bigint[]) AS v(task_id)
-       WHERE t.task_id = v.task_id AND t.status IN %s AND t.next_trigger_time <= now()
+       WHERE t.task_id = v.task_id AND t.status IN %s AND %s
          AND t.processor IS NOT NULL AND %s
-      RETURNING t.task_id, t.attempt""".formatted(Sql.LEASE, Sql.in(READY, DELAYED), Sql.RUNS_ITSELF));
+      RETURNING t.task_id, t.attempt""".formatted(Sql.LEASE, Sql.in(READY, DELAYED), Sql.dueBy("now()"),
+      Sql.RUNS_ITSELF));
 
   /**
    * RUNNING is informative (the DISPATCHING deadline already covers ack + run), so the ack write never

@@ -74,7 +74,7 @@ public final class ScheduleStore {
          WHERE t.task_id = ANY(:ids)
            AND t.status IN %2$s
            AND t.callback_url IS NOT NULL
-           AND t.next_trigger_time <= now() + :lead_ms * interval '1 millisecond'
+           AND %5$s
         RETURNING %3$s
       )
       SELECT * FROM http
@@ -85,13 +85,13 @@ public final class ScheduleStore {
          AND t.status IN %2$s
          AND t.processor IS NOT NULL
          AND %4$s
-         AND t.next_trigger_time <= now() + :lead_ms * interval '1 millisecond'""".formatted(Sql.LEASE, Sql.in(DELAYED, READY), CLAIMED_COLUMNS,
-      Sql.RUNS_ITSELF));
+         AND %5$s""".formatted(Sql.LEASE, Sql.in(DELAYED, READY), CLAIMED_COLUMNS,
+      Sql.RUNS_ITSELF, Sql.dueBy("now() + :lead_ms * interval '1 millisecond'")));
 
   /** Tasks of a fired batch that the claim skipped because the database says they are not due yet. */
   static final Sql NOT_YET_DUE = Sql.of("""
-      SELECT task_id, next_trigger_time, priority FROM tasks
-       WHERE task_id = ANY(:ids) AND status = 'DELAYED' AND next_trigger_time > now()""");
+      SELECT task_id, next_trigger_time, priority FROM tasks t
+       WHERE task_id = ANY(:ids) AND status = 'DELAYED' AND NOT %s""".formatted(Sql.dueBy("now()")));
 
   /**
    * Writes outcomes of RUNNING HTTP tasks and their attempt-log rows in one statement, applied only where
