@@ -153,13 +153,10 @@ public final class Bench {
       defaultHeap = "256m";
       o.defaultEnv("AX_LOAD_WINDOW_MS", "60000");
     }
-    String jwtSecret = Signer.newNonce() + Signer.newNonce() + Signer.newNonce();
-    int bridgePort = ServerProcess.freePort();
+    ExecutorBridge bridge = ExecutorBridge.pick();
     if (scenario.equals("executors")) {
       defaultHeap = "1g";
-      o.defaultEnv("AX_EXECUTOR_JWT_SECRET", jwtSecret);
-      o.defaultEnv("AX_BRIDGE_PORT", Integer.toString(bridgePort));
-      o.defaultEnv("AX_BRIDGE_HOST", "127.0.0.1");
+      o = bridge.onto(o);
     }
     Failover.Cluster cluster = null;
     if (scenario.equals("failover")) {
@@ -186,8 +183,7 @@ public final class Bench {
         case "cron-herd" -> Recurring.cronHerd(h);
         case "webhooks" -> new WebhookDrain(h).run(o.intValue("n", 20_000), o.intValue("warmup-rounds", 1),
             o.longValue("drain-timeout-s", 120) * 1000);
-        case "executors" -> new ExecutorBurst(h, o.has("jar") ? Path.of(o.string("jar", null)).toAbsolutePath()
-            : benchDir.resolve("../target/ax.jar").normalize(), jwtSecret, bridgePort, o.intValue("buffer", 256),
+        case "executors" -> new ExecutorBurst(h, Harness.jar(o, benchDir), bridge, o.intValue("buffer", 256),
             o.has("executor-jfr") ? Path.of(o.string("executor-jfr", null)).toAbsolutePath() : null)
             .run(o.intValue("executors", 2), o.intValue("n", 50_000), o.intValue("warmup-bursts", 4),
                 o.intValue("warmup-n", 50_000), o.intValue("bursts", 3), o.longValue("lead-s", 15) * 1000,

@@ -19,11 +19,11 @@ public record BenchExecutor(String id, Process process, Path record, Path log) {
    * @param buffer the SDK's bounded buffer of acked tasks ({@code --buffer}; its default is 256)
    * @param jfrDir where it writes a JFR profile, or null for none
    */
-  public static BenchExecutor start(Path jar, String jwtSecret, int bridgePort, String id, int buffer, Path jfrDir)
+  public static BenchExecutor start(Path jar, ExecutorBridge bridge, String id, int buffer, Path jfrDir)
       throws Exception {
     String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
     ProcessBuilder tokenPb = new ProcessBuilder(java, "-jar", jar.toString(), "executor-token", "--executor-id", id);
-    tokenPb.environment().put("AX_EXECUTOR_JWT_SECRET", jwtSecret);
+    tokenPb.environment().put("AX_EXECUTOR_JWT_SECRET", bridge.jwtSecret());
     Process tp = tokenPb.start();
     String out = new String(tp.getInputStream().readAllBytes()).trim();
     if (tp.waitFor() != 0) {
@@ -39,7 +39,7 @@ public record BenchExecutor(String id, Process process, Path record, Path log) {
       cmd.add("-XX:StartFlightRecording=filename=" + jfrDir.resolve(id + ".jfr") + ",settings=profile,dumponexit=true");
     }
     cmd.addAll(List.of("-jar", jar.toString(), "executor",
-        "--servers", "127.0.0.1:" + bridgePort, "--token", token, "--processors", "noop", "--executor-id", id,
+        "--servers", "127.0.0.1:" + bridge.port(), "--token", token, "--processors", "noop", "--executor-id", id,
         "--record", record.toString(), "--buffer", Integer.toString(buffer)));
     ProcessBuilder pb = new ProcessBuilder(cmd);
     pb.environment().keySet().removeIf(k -> k.startsWith("AX_"));

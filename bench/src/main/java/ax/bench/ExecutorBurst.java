@@ -10,8 +10,6 @@ import io.vertx.ext.web.client.WebClient;
 import io.vertx.ext.web.client.WebClientOptions;
 
 import java.io.IOException;
-import java.nio.ByteBuffer;
-import java.nio.channels.SeekableByteChannel;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.sql.Connection;
@@ -35,8 +33,7 @@ import java.util.concurrent.TimeUnit;
 final class ExecutorBurst {
   private final Harness h;
   private final Path jar;
-  private final String jwtSecret;
-  private final int bridgePort;
+  private final ExecutorBridge bridge;
   private final WebClient client;
   /**
    * The executors' bounded buffer (the SDK's default is 256). Throughput is at most
@@ -49,13 +46,12 @@ final class ExecutorBurst {
   /** Where each executor writes a JFR profile, or null. */
   private final Path jfrDir;
 
-  ExecutorBurst(Harness h, Path jar, String jwtSecret, int bridgePort, int buffer, Path jfrDir) {
+  ExecutorBurst(Harness h, Path jar, ExecutorBridge bridge, int buffer, Path jfrDir) {
     this.buffer = buffer;
     this.jfrDir = jfrDir;
     this.h = h;
     this.jar = jar;
-    this.jwtSecret = jwtSecret;
-    this.bridgePort = bridgePort;
+    this.bridge = bridge;
     this.client = WebClient.create(h.vertx, new WebClientOptions().setDefaultHost("127.0.0.1")
             .setDefaultPort(h.server.httpPort()).setKeepAlive(true).setIdleTimeout(0),
         new PoolOptions().setHttp1MaxSize(4));
@@ -70,10 +66,10 @@ final class ExecutorBurst {
     List<BenchExecutor> started = new ArrayList<>();
     try {
       for (int i = 1; i <= executors; i++) {
-        started.add(BenchExecutor.start(jar, jwtSecret, bridgePort, "bench-ex-" + i, buffer, jfrDir));
+        started.add(BenchExecutor.start(jar, bridge, "bench-ex-" + i, buffer, jfrDir));
       }
       h.report.setup("executors", executors + " × `java -Xmx256m -jar ax.jar executor --processors noop` "
-          + "(default pools 8/16/8 threads, --buffer " + buffer + "), connected to the bridge on port " + bridgePort);
+          + "(default pools 8/16/8 threads, --buffer " + buffer + "), connected to the bridge on port " + bridge.port());
       for (int w = 1; w <= warmups; w++) {
         h.report.section("executors: warm-up " + w + " (" + warmupN + " tasks, not the measurement)");
         burst("warmup" + w, warmupN, leadMs, drainTimeoutMs, started);
@@ -109,7 +105,11 @@ final class ExecutorBurst {
   private Figures burst(String label, int n, long leadMs, long drainTimeoutMs, List<BenchExecutor> executors, DbCost cost)
       throws Exception {
     String type = "bench.exec." + label;
-    long[] recordSizes = recordSizes(executors);
+    List<RecordTail> records = new ArrayList<>();
+    for (BenchExecutor e : executors) {
+      records.add(RecordTail.fromEnd(e.record()));
+    }
+    long started = 0;
     long due = System.currentTimeMillis() + leadMs;
     long submitStart = System.currentTimeMillis();
     List<String> ids = submit(type, n, due);
@@ -135,7 +135,10 @@ final class ExecutorBurst {
          PreparedStatement q = c.prepareStatement("SELECT count(*) FROM tasks WHERE task_type = ? AND status = 'SUCCESS'")) {
       q.setString(1, type);
       while (System.currentTimeMillis() < deadline) {
-        if (startedSince(executors, recordSizes) < n) {
+        for (RecordTail r : records) {
+          started += r.newLines().size();
+        }
+        if (started < n) {
           Thread.sleep(POLL_MS);
           continue;
         }
@@ -194,33 +197,6 @@ final class ExecutorBurst {
       h.report.fail(label + ": " + duplicates + " tasks ran more than once");
     }
     return new Figures(n / drainS, batchSeconds / dispatched * 1000, db);
-  }
-
-  private static long[] recordSizes(List<BenchExecutor> executors) throws IOException {
-    long[] sizes = new long[executors.size()];
-    for (int i = 0; i < sizes.length; i++) {
-      sizes[i] = Files.size(executors.get(i).record());
-    }
-    return sizes;
-  }
-
-  /** Lines the executors appended to their record files since {@code sizes}: one per execution started. */
-  private static long startedSince(List<BenchExecutor> executors, long[] sizes) throws IOException {
-    long lines = 0;
-    ByteBuffer b = ByteBuffer.allocate(64 * 1024);
-    for (int i = 0; i < sizes.length; i++) {
-      try (SeekableByteChannel ch = Files.newByteChannel(executors.get(i).record())) {
-        ch.position(sizes[i]);
-        while (ch.read(b) > 0) {
-          b.flip();
-          while (b.hasRemaining()) {
-            lines += b.get() == '\n' ? 1 : 0;
-          }
-          b.clear();
-        }
-      }
-    }
-    return lines;
   }
 
   /** Medians over the measured bursts: the figures issue 4's targets are checked against. */

@@ -65,8 +65,7 @@ public final class Harness implements AutoCloseable {
       int receiverPort = receiver.start();
       db = new BenchDb(o.string("pg", "postgresql://postgres@127.0.0.1:5432"));
       db.keep(o.flag("keep-db"));
-      Path jar = o.has("jar") ? Path.of(o.string("jar", null)).toAbsolutePath()
-          : benchDir.resolve("../target/ax.jar").normalize();
+      Path jar = jar(o, benchDir);
       String heap = o.string("heap", defaultHeap);
       Path log = Path.of(o.string("results", benchDir.resolve("results").toString()))
           .resolve(scenario + "-server.log");
@@ -109,6 +108,12 @@ public final class Harness implements AutoCloseable {
       vertx.close().toCompletionStage().toCompletableFuture().get(10, TimeUnit.SECONDS);
       throw e;
     }
+  }
+
+  /** The scheduler jar under test: {@code --jar}, or the one the root build made. */
+  public static Path jar(Options o, Path benchDir) {
+    return o.has("jar") ? Path.of(o.string("jar", null)).toAbsolutePath()
+        : benchDir.resolve("../target/ax.jar").normalize();
   }
 
   private static String describeJar(Path jar) {

@@ -2,21 +2,17 @@ package ax.bench.compare;
 
 import ax.bench.Api;
 import ax.bench.BenchExecutor;
+import ax.bench.ExecutorBridge;
 import ax.bench.Harness;
 import ax.bench.Options;
+import ax.bench.RecordTail;
 import ax.bench.Report;
-import ax.bench.ServerProcess;
-import ax.bench.Signer;
 import ax.bench.peers.ExecutionLog;
 import ax.bench.peers.Outcome;
 import ax.bench.peers.RecurringOutcome;
 import ax.bench.peers.RecurringPlan;
 import ax.bench.peers.Schedule;
 import java.io.IOException;
-import java.nio.ByteBuffer;
-import java.nio.channels.SeekableByteChannel;
-import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.sql.Connection;
 import java.sql.SQLException;
@@ -40,8 +36,7 @@ public final class AxExecutorsContender implements Contender {
 
   private final Harness h;
   private final List<BenchExecutor> executors;
-  private final long[] readUpTo;
-  private final StringBuilder[] partial;
+  private final List<RecordTail> records = new ArrayList<>();
   /** Task id → (phase log, index in its schedule), for every phase so far. */
   private final Map<String, Slot> byTaskId = new ConcurrentHashMap<>();
   private final Map<String, ExecutionLog> phases = new ConcurrentHashMap<>();
@@ -52,28 +47,19 @@ public final class AxExecutorsContender implements Contender {
   private AxExecutorsContender(Harness h, List<BenchExecutor> executors) {
     this.h = h;
     this.executors = executors;
-    this.readUpTo = new long[executors.size()];
-    this.partial = new StringBuilder[executors.size()];
-    for (int i = 0; i < partial.length; i++) {
-      partial[i] = new StringBuilder();
-    }
+    executors.forEach(e -> records.add(RecordTail.fromStart(e.record())));
   }
 
   /** {@code label} names the server log, results/compare-ax-executors-&lt;label&gt;-server.log. */
   public static AxExecutorsContender start(String label, Options o, Path benchDir) throws Exception {
-    String jwtSecret = Signer.newNonce() + Signer.newNonce() + Signer.newNonce();
-    int bridgePort = ServerProcess.freePort();
-    Options withBridge = o.withDefaultEnv("AX_EXECUTOR_JWT_SECRET", jwtSecret)
-        .withDefaultEnv("AX_BRIDGE_PORT", Integer.toString(bridgePort))
-        .withDefaultEnv("AX_BRIDGE_HOST", "127.0.0.1");
-    Harness h = Harness.start("compare-" + NAME + "-" + label, withBridge, new Report("compare-" + NAME + "-" + label),
+    ExecutorBridge bridge = ExecutorBridge.pick();
+    Harness h = Harness.start("compare-" + NAME + "-" + label, bridge.onto(o), new Report("compare-" + NAME + "-" + label),
         benchDir, "512m");
     List<BenchExecutor> started = new ArrayList<>();
     try {
-      Path jar = o.has("jar") ? Path.of(o.string("jar", null)).toAbsolutePath()
-          : benchDir.resolve("../target/ax.jar").normalize();
+      Path jar = Harness.jar(o, benchDir);
       for (int i = 1; i <= EXECUTORS; i++) {
-        started.add(BenchExecutor.start(jar, jwtSecret, bridgePort, "compare-ex-" + i, 256, null));
+        started.add(BenchExecutor.start(jar, bridge, "compare-ex-" + i, 256, null));
       }
       return new AxExecutorsContender(h, started);
     } catch (Exception e) {
@@ -129,22 +115,8 @@ public final class AxExecutorsContender implements Contender {
 
   /** The lines the executors appended since the last call: {@code task_id attempt shard executor started_at_us}. */
   private synchronized void readRecords() throws IOException {
-    ByteBuffer b = ByteBuffer.allocate(256 * 1024);
-    for (int e = 0; e < executors.size(); e++) {
-      try (SeekableByteChannel ch = Files.newByteChannel(executors.get(e).record())) {
-        ch.position(readUpTo[e]);
-        int read;
-        while ((read = ch.read(b)) > 0) {
-          readUpTo[e] += read;
-          partial[e].append(new String(b.array(), 0, b.position(), StandardCharsets.UTF_8));
-          b.clear();
-          int nl;
-          while ((nl = partial[e].indexOf("\n")) >= 0) {
-            record(partial[e].substring(0, nl).trim());
-            partial[e].delete(0, nl + 1);
-          }
-        }
-      }
+    for (RecordTail r : records) {
+      r.newLines().forEach(this::record);
     }
   }
 
