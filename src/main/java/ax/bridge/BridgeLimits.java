@@ -43,9 +43,9 @@ public record BridgeLimits(int maxFrameBytes, long authTimeoutMs, long idleTimeo
    * after a node is killed (until Hazelcast drops it) the event bus still routes some requests to its
    * consumers; such a request is never answered, and the Vert.x event bus does not fail a request whose
    * write to a dead node failed (only a ReplyException fails it early). An SDK then waited its whole
-   * timeout, twice if its re-send was routed there again: a result held 20 s past a leader's kill -9 missed
-   * a 20 s task's deadline and the task ran again (ClusterFailoverIT, once in CI). Told TIMEOUT after
-   * 5 s, it sends again sooner. An answer that really takes longer (a result write behind a backlog) is
+   * timeout, twice if its re-send was routed there again — 20 s, the deadline of a task with timeout_ms
+   * 20 s, which then runs again: the one run-twice ClusterFailoverIT showed in CI (second attempts 22.9 s
+   * after the first) fits two such waits. Told TIMEOUT after 5 s, it sends again sooner. An answer that really takes longer (a result write behind a backlog) is
    * sent again too and refused as already applied: harmless.
    */
   public static final long FORWARD_TIMEOUT_MS = 5_000;
