@@ -45,8 +45,9 @@ public record BridgeLimits(int maxFrameBytes, long authTimeoutMs, long idleTimeo
    * write to a dead node failed (only a ReplyException fails it early). An SDK then waited its whole
    * timeout, twice if its re-send was routed there again — 20 s, the deadline of a task with timeout_ms
    * 20 s, which then runs again: the one run-twice ClusterFailoverIT showed in CI (second attempts 22.9 s
-   * after the first) fits two such waits. Told TIMEOUT after 5 s, it sends again sooner. An answer that really takes longer (a result write behind a backlog) is
-   * sent again too and refused as already applied: harmless.
+   * after the first) fits two such waits. Told TIMEOUT after 5 s, it sends again sooner. An answer that
+   * really takes longer (a result write behind a backlog) is sent again too and refused as already
+   * applied: harmless.
    */
   public static final long FORWARD_TIMEOUT_MS = 5_000;
 
