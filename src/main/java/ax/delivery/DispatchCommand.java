@@ -25,11 +25,12 @@ public sealed interface DispatchCommand {
   }
 
   /**
-   * Push the written tasks to the executor's inbox, waiting at most the ack timeout; report
-   * {@code pushAnswered} / {@code pushUnanswered}.
+   * Push the written tasks to the executor's inbox, not before {@code notBeforeMs} on the database clock
+   * (their trigger time: they may have been written ahead of it), waiting at most the ack timeout for the
+   * answer; report {@code pushAnswered} / {@code pushUnanswered}.
    */
-  record Push(long dispatchId, String executorId, long epoch, List<ReadyTask> tasks, List<Integer> attempts)
-      implements DispatchCommand {
+  record Push(long dispatchId, String executorId, long epoch, List<ReadyTask> tasks, List<Integer> attempts,
+              long notBeforeMs) implements DispatchCommand {
   }
 
   /** Write these acked attempts RUNNING (fenced); no answer needed: RUNNING is informative. */

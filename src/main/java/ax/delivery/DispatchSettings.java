@@ -19,10 +19,12 @@ package ax.delivery;
  * @param handOverGraceMs    how long past ack timeout + {@code timeout_ms} a task may stay handed to a live
  *                           executor that never answers for it before its room is given back (the task
  *                           itself is then the recovery scan's: it times out in PostgreSQL)
+ * @param claimLeadMs        how far ahead of their trigger time tasks are claimed (AX_CLAIM_LEAD_MS): the
+ *                           DISPATCHING write takes tasks due that soon, each is pushed at its trigger time
  */
 public record DispatchSettings(long heartbeatMs, long ackTimeoutMs, int readyQueueCap, int maxBatch,
                                int maxDispatchesInFlight, long ackLingerMs, long topUpIntervalMs, int topUpBatch,
-                               int heldScanLimit, long offlineRetryMs, long handOverGraceMs) {
+                               int heldScanLimit, long offlineRetryMs, long handOverGraceMs, long claimLeadMs) {
   public DispatchSettings {
     require(heartbeatMs >= 10, "heartbeatMs must be ≥ 10, was " + heartbeatMs);
     require(ackTimeoutMs >= 1, "ackTimeoutMs must be ≥ 1, was " + ackTimeoutMs);
@@ -35,12 +37,19 @@ public record DispatchSettings(long heartbeatMs, long ackTimeoutMs, int readyQue
     require(heldScanLimit >= 1, "heldScanLimit must be ≥ 1, was " + heldScanLimit);
     require(offlineRetryMs >= 1, "offlineRetryMs must be ≥ 1, was " + offlineRetryMs);
     require(handOverGraceMs >= 0, "handOverGraceMs must be ≥ 0, was " + handOverGraceMs);
+    require(claimLeadMs >= 0, "claimLeadMs must be ≥ 0, was " + claimLeadMs);
   }
 
-  /** Production values around the configurable ones. */
+  /** Production values around the configurable ones; nothing claimed ahead. */
   public static DispatchSettings of(long heartbeatMs, long ackTimeoutMs, int readyQueueCap) {
     return new DispatchSettings(heartbeatMs, ackTimeoutMs, readyQueueCap, 256, 16, 50, 1_000, 5_000, 100_000, 1_000,
-        10_000);
+        10_000, 0);
+  }
+
+  /** The same settings for tasks claimed {@code leadMs} ahead of their trigger time. */
+  public DispatchSettings withClaimLeadMs(long leadMs) {
+    return new DispatchSettings(heartbeatMs, ackTimeoutMs, readyQueueCap, maxBatch, maxDispatchesInFlight,
+        ackLingerMs, topUpIntervalMs, topUpBatch, heldScanLimit, offlineRetryMs, handOverGraceMs, leadMs);
   }
 
   /** How often health and top-up are looked at: often enough for the heartbeat rules, at most once a second. */

@@ -39,6 +39,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
+import java.util.TreeMap;
 import java.util.function.Function;
 
 /**
@@ -61,26 +62,41 @@ import java.util.function.Function;
  *       endpoint's waiters.</li>
  * </ul>
  *
- * <p>The hand-over of one task: due → {@link WriteDispatch} (DISPATCHING, a new attempt, this executor)
- * → {@link Push} → ack → {@link WriteAcks} after {@code ackLingerMs} unless its result came first →
- * result → {@link Complete} (fenced by executor and attempt) → a retry goes {@link ToWheel}. Refused or
- * unanswered pushes go back to READY ({@link Release}) and are offered again.
+ * <p>The hand-over of one task: claimed (up to {@code AX_CLAIM_LEAD_MS} before its trigger time) →
+ * {@link WriteDispatch} (DISPATCHING, a new attempt, this executor; one write for all the trigger
+ * milliseconds of a claim) → {@link Push} at its trigger time → ack → {@link WriteAcks} after
+ * {@code ackLingerMs} unless its result came first → result → {@link Complete} (fenced by executor and
+ * attempt) → a retry goes {@link ToWheel}. Refused or unanswered pushes go back to READY ({@link Release})
+ * and are offered again.
  *
  * <p>Not thread-safe: one owner calls it, from one thread.
  */
 public final class ExecutorDispatch {
   private static final String RESULTS_NOT_RECORDED = "results not recorded; send them again";
 
-  /** A dispatch message: written, then pushed. {@code written} is null until the write answered. */
+  /**
+   * A dispatch message: written, then pushed. {@code written} is null until the write answered. The
+   * pushes of one write share its {@link Write}.
+   */
   private static final class Batch {
     final String executorId;
     final List<ReadyTask> tasks;
+    final Write write;
     List<Attempt> written;
 
-    Batch(String executorId, List<ReadyTask> tasks) {
+    Batch(String executorId, List<ReadyTask> tasks, Write write) {
       this.executorId = executorId;
       this.tasks = tasks;
+      this.write = write;
     }
+  }
+
+  /**
+   * One DISPATCHING write, in flight until every push it was split into was answered: a write counts
+   * once against {@code maxDispatchesInFlight}, however many trigger milliseconds its tasks have.
+   */
+  private static final class Write {
+    int pushesLeft = 1;
   }
 
   /** A result batch being recorded; {@code requestId} is the runner's, to answer the executor. */
@@ -433,7 +449,7 @@ public final class ExecutorDispatch {
 
   private void dispatch(String executorId, List<ReadyTask> tasks) {
     long id = nextId++;
-    dispatches.put(id, new Batch(executorId, tasks));
+    dispatches.put(id, new Batch(executorId, tasks, new Write()));
     dispatchesInFlight++;
     long[] ids = new long[tasks.size()];
     for (int i = 0; i < ids.length; i++) {
@@ -472,15 +488,37 @@ public final class ExecutorDispatch {
       pump();
       return done();
     }
-    List<ReadyTask> tasks = new ArrayList<>(written.size());
-    List<Integer> attempts = new ArrayList<>(written.size());
+    // Tasks are written as soon as they are claimed, ahead of their trigger time (AX_CLAIM_LEAD_MS), so
+    // one write serves every millisecond of a claim; each millisecond's tasks are pushed at that time.
+    Map<Long, List<Attempt>> byDue = new TreeMap<>();
     for (Attempt a : written) {
-      tasks.add(byId.get(a.taskId()));
-      attempts.add(a.attempt());
+      byDue.computeIfAbsent(byId.get(a.taskId()).dueMs(), k -> new ArrayList<>()).add(a);
     }
-    b.written = written;
-    out.add(new Push(dispatchId, b.executorId, epoch, tasks, attempts));
+    dispatches.remove(dispatchId);
+    b.write.pushesLeft = byDue.size();
+    boolean first = true;
+    for (Map.Entry<Long, List<Attempt>> due : byDue.entrySet()) {
+      long pushId = first ? dispatchId : nextId++;
+      first = false;
+      List<ReadyTask> tasks = new ArrayList<>(due.getValue().size());
+      List<Integer> attempts = new ArrayList<>(due.getValue().size());
+      for (Attempt a : due.getValue()) {
+        tasks.add(byId.get(a.taskId()));
+        attempts.add(a.attempt());
+      }
+      Batch push = new Batch(b.executorId, tasks, b.write);
+      push.written = due.getValue();
+      dispatches.put(pushId, push);
+      out.add(new Push(pushId, b.executorId, epoch, tasks, attempts, due.getKey()));
+    }
     return done();
+  }
+
+  /** A push was answered (or not at all): its write is done when its last push is. */
+  private void pushFinished(Batch b) {
+    if (--b.write.pushesLeft == 0) {
+      dispatchesInFlight--;
+    }
   }
 
   /** The DISPATCHING write failed: the tasks stay due in PostgreSQL, and a top-up brings them back. */
@@ -502,7 +540,7 @@ public final class ExecutorDispatch {
     if (b == null || b.written == null) {
       return done();
     }
-    dispatchesInFlight--;
+    pushFinished(b);
     List<Attempt> refused = new ArrayList<>();
     Map<Long, Attempt> pending = null;
     for (Attempt a : b.written) {
@@ -532,7 +570,7 @@ public final class ExecutorDispatch {
     if (b == null || b.written == null) {
       return done();
     }
-    dispatchesInFlight--;
+    pushFinished(b);
     registry.find(b.executorId).ifPresent(ExecutorSession::markStalled);
     observer.dispatchUnanswered(b.executorId, b.written.size());
     release(b.executorId, b.written, tasksById(b.tasks));

@@ -298,7 +298,8 @@ public final class AxNode {
         .compose(id -> vertx.deployVerticle(new ReleasedTasksVerticle(new ReadyListener.Connector(Database.connectOptions(config.pgUrl())), clock, metrics, tuning.loadWindowMs())))
         .compose(id -> vertx.deployVerticle(new ExecutorVerticle(new ExecutionStore(pool, config.nodeId()), clock,
             metrics, DispatchSettings.of(config.executors().heartbeatMs(), tuning.ackTimeoutMs(),
-                config.executors().readyQueueCap()), outcomes, routing::selectorFor, tracing)))
+                config.executors().readyQueueCap()).withClaimLeadMs(tuning.claimLeadMs()), outcomes,
+            routing::selectorFor, tracing)))
         .compose(id -> deployBridge(metrics))
         .compose(id -> deployAlerting(clock, metrics))
         .compose(id -> vertx.deployVerticle(new LeaderVerticle(new LeaseStore(control), backlog, metrics,

@@ -50,6 +50,10 @@ import static ax.task.TaskStatus.SKIPPED;
  */
 public final class ExecutionStore {
 
+  /**
+   * Tasks due within {@code :lead_ms} (claimed ahead, pushed at their trigger time) become DISPATCHING;
+   * their deadline counts from the trigger time, like a call claimed ahead.
+   */
   static final Sql DISPATCH = Sql.of("""
       WITH %s
       UPDATE tasks t SET
@@ -58,13 +62,14 @@ public final class ExecutionStore {
         epoch          = lease.epoch,
         executor_id    = :executor,
         last_run_node  = :node,
-        lease_deadline = now() + (:ack_timeout_ms + t.timeout_ms) * interval '1 millisecond',
+        lease_deadline = greatest(now(), t.next_trigger_time)
+                         + (:ack_timeout_ms + t.timeout_ms) * interval '1 millisecond',
         updated_at     = now()
         FROM lease, unnest(:ids::bigint[]) AS v(task_id)
        WHERE t.task_id = v.task_id AND t.status IN %s AND %s
          AND t.processor IS NOT NULL AND %s
-      RETURNING t.task_id, t.attempt""".formatted(Sql.LEASE, Sql.in(READY, DELAYED), Sql.dueBy("now()"),
-      Sql.RUNS_ITSELF));
+      RETURNING t.task_id, t.attempt""".formatted(Sql.LEASE, Sql.in(READY, DELAYED),
+      Sql.dueBy("now() + :lead_ms * interval '1 millisecond'"), Sql.RUNS_ITSELF));
 
   /**
    * RUNNING is informative (the DISPATCHING deadline already covers ack + run), so the ack write never
@@ -201,13 +206,18 @@ public final class ExecutionStore {
     this.nodeId = nodeId;
   }
 
-  /** The tasks that are DISPATCHING to {@code executorId} now, each with the attempt it must report. */
-  public Future<List<Attempt>> dispatch(long[] taskIds, String executorId, long ackTimeoutMs, Fence fence) {
+  /**
+   * The tasks that are DISPATCHING to {@code executorId} now, each with the attempt it must report.
+   *
+   * @param leadMs tasks due up to this much later than the database's now are written too
+   */
+  public Future<List<Attempt>> dispatch(long[] taskIds, String executorId, long ackTimeoutMs, long leadMs,
+                                        Fence fence) {
     long[] sorted = taskIds.clone();
     Arrays.sort(sorted);
     return pool.preparedQuery(DISPATCH.text()).execute(DISPATCH.params().fence(fence)
         .set("ids", SqlArrays.boxed(sorted)).set("executor", executorId).set("node", nodeId)
-        .set("ack_timeout_ms", ackTimeoutMs).tuple()).map(rows -> {
+        .set("ack_timeout_ms", ackTimeoutMs).set("lead_ms", leadMs).tuple()).map(rows -> {
           List<Attempt> out = new ArrayList<>(rows.rowCount());
           for (Row r : rows) {
             out.add(new Attempt(r.getLong("task_id"), r.getInteger("attempt")));

@@ -49,7 +49,8 @@ import java.util.logging.Logger;
  * are called through {@link HttpTargetInvoker}; their outcomes go through {@link OutcomePolicy} and are
  * written in batches by {@link CompletionWriter} — fenced by attempt, so what a call returned is kept
  * and written even if this node loses the lease or the database meanwhile ({@link OutcomeBacklog}).
- * Retries return to the wheel. Claimed processor tasks go to {@link ExecutorVerticle}.
+ * Retries return to the wheel. Claimed processor tasks go to {@link ExecutorVerticle} at once, a claim's
+ * together: it writes them DISPATCHING in one statement ahead of time and pushes each at its trigger time.
  *
  * <p>Claimed ahead: the wheel sends tasks {@code claimLeadMs} before their trigger time, the claim takes
  * those due within the lead on the database's clock, and each claimed task is released from memory at
@@ -252,13 +253,20 @@ public final class DispatchVerticle extends TermBoundVerticle {
           ready.add(t.withTraceparent(claimSpan(t.taskId(), t.taskType(), t.traceparent(), claimStartEpochNanos)));
         }
       }
-      Map<Long, List<ReadyTask>> byDue = new TreeMap<>();
+      // To the executor dispatch now, all together: it writes them DISPATCHING in one statement and pushes
+      // each at its trigger time. Only what a graceful stop's hand-over claimed further ahead waits here.
+      long sendBy = clock.nowMillis() + settings.claimLeadMs();
+      List<ReadyTask> now = new ArrayList<>(ready.size());
+      Map<Long, List<ReadyTask>> later = new TreeMap<>();
       for (ReadyTask t : ready) {
         claimedIds.add(t.taskId());
-        byDue.computeIfAbsent(t.dueMs(), k -> new ArrayList<>()).add(t);
+        (t.dueMs() <= sendBy ? now : later.computeIfAbsent(t.dueMs(), k -> new ArrayList<>())).add(t);
       }
-      byDue.forEach((dueMs, tasks) -> releases.computeIfAbsent(dueMs, k -> new ArrayList<>()).add(started ->
-          vertx.eventBus().send(Addresses.EXEC_READY, new ReadyBatch(tasks), LocalCodec.localOnly())));
+      if (!now.isEmpty()) {
+        toExecutors(now);
+      }
+      later.forEach((dueMs, tasks) -> atTriggerTime(dueMs - settings.claimLeadMs(), claimStarted,
+          started -> toExecutors(tasks)));
     }
     releases.forEach((dueMs, actions) -> atTriggerTime(dueMs, claimStarted,
         dispatchStarted -> actions.forEach(a -> a.accept(dispatchStarted))));
@@ -269,6 +277,10 @@ public final class DispatchVerticle extends TermBoundVerticle {
           .onFailure(e -> LOG.log(Level.WARNING, "checking " + skipped.length + " unclaimed tasks failed; "
               + "the loader or recovery scan will find them", e));
     }
+  }
+
+  private void toExecutors(List<ReadyTask> tasks) {
+    vertx.eventBus().send(Addresses.EXEC_READY, new ReadyBatch(tasks), LocalCodec.localOnly());
   }
 
   /**

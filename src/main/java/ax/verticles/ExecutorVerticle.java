@@ -305,7 +305,7 @@ public final class ExecutorVerticle extends TermBoundVerticle {
     } else if (command instanceof DispatchCommand.WriteDispatch w) {
       writeDispatch(w);
     } else if (command instanceof DispatchCommand.Push p) {
-      push(p);
+      pushAt(p, term());
     } else if (command instanceof DispatchCommand.WriteAcks w) {
       store.acked(w.attempts(), w.executorId(), term().fence()).onFailure(e -> LOG.log(Level.WARNING,
           "ack write failed; the tasks stay DISPATCHING until their results arrive", e));
@@ -444,15 +444,47 @@ public final class ExecutorVerticle extends TermBoundVerticle {
       return;
     }
     long started = System.nanoTime();
-    store.dispatch(w.taskIds(), w.executorId(), settings.ackTimeoutMs(), term().fence()).onComplete(inTerm(ar -> {
-      if (ar.failed()) {
-        LOG.log(Level.WARNING, "dispatch write for " + w.taskIds().length + " tasks failed; they stay due", ar.cause());
-        run(dispatch.dispatchWriteFailed(w.dispatchId()));
-        return;
-      }
-      dispatchTimes.put(w.dispatchId(), new long[] {started, System.nanoTime() - started});
-      run(dispatch.dispatchWritten(w.dispatchId(), ar.result()));
-    }));
+    store.dispatch(w.taskIds(), w.executorId(), settings.ackTimeoutMs(), settings.claimLeadMs(), term().fence())
+        .onComplete(inTerm(ar -> {
+          if (ar.failed()) {
+            LOG.log(Level.WARNING, "dispatch write for " + w.taskIds().length + " tasks failed; they stay due",
+                ar.cause());
+            run(dispatch.dispatchWriteFailed(w.dispatchId()));
+            return;
+          }
+          long[] times = {started, System.nanoTime() - started};
+          List<DispatchCommand> commands = dispatch.dispatchWritten(w.dispatchId(), ar.result());
+          for (DispatchCommand c : commands) {
+            if (c instanceof DispatchCommand.Push p) {
+              dispatchTimes.put(p.dispatchId(), times);
+            }
+          }
+          run(commands);
+        }));
+  }
+
+  /**
+   * Pushes at the tasks' trigger time on the {@link DbClock} (which never leads the database), never
+   * before: they were written as soon as they were claimed, ahead of it. A push held past the end of its
+   * term is dropped with the term's dispatch state; its tasks stay DISPATCHING in PostgreSQL until their
+   * deadline, and the next leader's recovery hands them out again. A graceful stop still pushes what it
+   * holds (within the claim lead): the stop waits for every hand-over in flight.
+   */
+  private void pushAt(DispatchCommand.Push p, LeaderTerm t) {
+    long waitMs = p.notBeforeMs() - clock.nowMillis();
+    if (waitMs > 0) {
+      vertx.setTimer(waitMs, id -> {
+        if (stillIn(t)) {
+          long[] times = dispatchTimes.get(p.dispatchId());
+          if (times != null) { // time spent held is not dispatch latency
+            dispatchTimes.put(p.dispatchId(), new long[] {System.nanoTime(), times[1]});
+          }
+          pushAt(p, t);
+        }
+      });
+      return;
+    }
+    push(p);
   }
 
   private void push(DispatchCommand.Push p) {

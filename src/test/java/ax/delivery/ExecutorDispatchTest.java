@@ -33,6 +33,7 @@ import java.util.Set;
 import java.util.stream.Collectors;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -120,6 +121,27 @@ class ExecutorDispatchTest {
     assertEquals(3, write.taskIds().length, "2 workers + 1 buffer slot");
     assertEquals(3, dispatch.outstandingOf("ex-1"));
     assertEquals(2, dispatch.readyQueueSize(), "the rest waits (backpressure)");
+  }
+
+  @Test
+  void aClaimIsWrittenInOneStatementPushedMillisecondByMillisecondAndInFlightUntilItsLastPush() {
+    List<ReadyTask> claimed = List.of(db.add(1, "p", 1_000), db.add(2, "p", 1_003), db.add(3, "p", 1_000));
+    WriteDispatch write = only(dispatch.ready(claimed), WriteDispatch.class);
+    assertEquals(3, write.taskIds().length, "one write for every trigger millisecond of the claim");
+    List<Push> pushes = all(dispatch.dispatchWritten(write.dispatchId(), db.dispatch(write)), Push.class);
+    assertEquals(2, pushes.size(), "one push per trigger millisecond");
+    assertEquals(1_000, pushes.get(0).notBeforeMs());
+    assertEquals(Set.of(1L, 3L), ids(pushes.get(0)));
+    assertEquals(1_003, pushes.get(1).notBeforeMs());
+    assertEquals(Set.of(2L), ids(pushes.get(1)));
+    assertNotEquals(pushes.get(0).dispatchId(), pushes.get(1).dispatchId());
+    assertEquals(1, dispatch.dispatchesInFlight(), "a write counts once against maxDispatchesInFlight");
+
+    dispatch.pushAnswered(pushes.get(0).dispatchId(), ids(pushes.get(0)));
+    assertEquals(1, dispatch.dispatchesInFlight(), "in flight until its last push is answered");
+    Release release = only(dispatch.pushUnanswered(pushes.get(1).dispatchId()), Release.class);
+    assertEquals(List.of(new Attempt(2, 1)), release.attempts());
+    assertEquals(0, dispatch.dispatchesInFlight());
   }
 
   @Test

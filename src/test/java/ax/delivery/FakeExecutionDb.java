@@ -42,7 +42,11 @@ final class FakeExecutionDb {
   final Map<Long, Row> rows = new LinkedHashMap<>();
 
   ReadyTask add(long id, String processor) {
-    ReadyTask t = new ReadyTask(id, "t", processor, 5, 1_000, 1_000, 60_000, null, 0, 2, 1, 0, null);
+    return add(id, processor, 1_000);
+  }
+
+  ReadyTask add(long id, String processor, long dueMs) {
+    ReadyTask t = new ReadyTask(id, "t", processor, 5, dueMs, dueMs, 60_000, null, 0, 2, 1, 0, null);
     rows.put(id, new Row(t));
     return t;
   }

@@ -74,21 +74,38 @@ class ExecutionStoreTest {
   void dispatchTakesDueTasksOnceWithANewAttemptButNeverAFutureOne() {
     NewTask future = StoreFixture.processorTask(db.dbNow() + 60_000, TaskStatus.DELAYED);
     tasks.insert(future).await();
-    assertTrue(store.dispatch(new long[] {future.taskId()}, "ex-1", 2_000, fence).await().isEmpty());
+    assertTrue(store.dispatch(new long[] {future.taskId()}, "ex-1", 2_000, 0, fence).await().isEmpty());
     NewTask t = ready();
-    List<Attempt> first = store.dispatch(new long[] {t.taskId()}, "ex-1", 2_000, fence).await();
+    List<Attempt> first = store.dispatch(new long[] {t.taskId()}, "ex-1", 2_000, 0, fence).await();
     assertEquals(List.of(new Attempt(t.taskId(), 1)), first);
     assertEquals(TaskStatus.DISPATCHING, status(t));
-    assertTrue(store.dispatch(new long[] {t.taskId()}, "ex-2", 2_000, fence).await().isEmpty(),
+    assertTrue(store.dispatch(new long[] {t.taskId()}, "ex-2", 2_000, 0, fence).await().isEmpty(),
         "a DISPATCHING task cannot be handed to a second executor");
+  }
+
+  @Test
+  void aDispatchAheadTakesTasksDueWithinTheLeadAndCountsTheirDeadlineFromTheTriggerTime() {
+    long now = db.dbNow();
+    NewTask soon = StoreFixture.processorTask(now + 2_000, TaskStatus.DELAYED);
+    NewTask later = StoreFixture.processorTask(now + 60_000, TaskStatus.DELAYED);
+    tasks.insert(soon).await();
+    tasks.insert(later).await();
+    List<Attempt> written = store.dispatch(new long[] {soon.taskId(), later.taskId()}, "ex-1", 2_000, 5_000, fence)
+        .await();
+    assertEquals(List.of(new Attempt(soon.taskId(), 1)), written, "only what is due within the lead");
+    assertEquals(TaskStatus.DELAYED, status(later));
+    // the executor may take it at its trigger time plus the ack timeout, then run it for timeout_ms (60 s)
+    long ms = db.pool.query("SELECT extract(epoch FROM lease_deadline - next_trigger_time) * 1000 AS ms FROM tasks"
+        + " WHERE task_id = " + soon.taskId()).execute().await().iterator().next().getNumeric("ms").longValue();
+    assertEquals(62_000, ms);
   }
 
   @Test
   void aDeposedLeaderCanNeitherDispatchNorComplete() {
     NewTask t = ready();
     Fence stale = new Fence(fence.lease(), fence.holder(), fence.epoch() + 1);
-    assertTrue(store.dispatch(new long[] {t.taskId()}, "ex-1", 2_000, stale).await().isEmpty());
-    Attempt d = store.dispatch(new long[] {t.taskId()}, "ex-1", 2_000, fence).await().get(0);
+    assertTrue(store.dispatch(new long[] {t.taskId()}, "ex-1", 2_000, 0, stale).await().isEmpty());
+    Attempt d = store.dispatch(new long[] {t.taskId()}, "ex-1", 2_000, 0, fence).await().get(0);
     Completion ok = OUTCOMES.succeeded(t.taskId(), d.attempt(), 0, "{\"ok\":true}");
     // not "refused": the executor drops a refused result, and this one is still the successor's to write
     assertFencedOut(store.complete(List.of(ok), "ex-1", stale));
@@ -98,7 +115,7 @@ class ExecutionStoreTest {
   @Test
   void outcomesReachingALeaderWhoseLeaseLapsedAreNotWrittenAndNotRefused() {
     NewTask t = ready();
-    Attempt d = store.dispatch(new long[] {t.taskId()}, "ex-1", 2_000, fence).await().get(0);
+    Attempt d = store.dispatch(new long[] {t.taskId()}, "ex-1", 2_000, 0, fence).await().get(0);
     Completion ok = OUTCOMES.succeeded(t.taskId(), d.attempt(), 0, null);
     // the node still believes it leads (its step-down comes a little later), the database says otherwise
     db.pool.query("UPDATE leases SET expires_at = now() - interval '1 millisecond'").execute().await();
@@ -120,7 +137,7 @@ class ExecutionStoreTest {
   @Test
   void ackMakesItRunningAndOnlyTheExecutorHoldingTheAttemptCanComplete() {
     NewTask t = ready();
-    Attempt d = store.dispatch(new long[] {t.taskId()}, "ex-1", 2_000, fence).await().get(0);
+    Attempt d = store.dispatch(new long[] {t.taskId()}, "ex-1", 2_000, 0, fence).await().get(0);
     assertEquals(0, store.acked(List.of(d), "ex-2", fence).await(), "only the addressee acks");
     assertEquals(1, store.acked(List.of(d), "ex-1", fence).await());
     assertEquals(TaskStatus.RUNNING, status(t));
@@ -141,7 +158,7 @@ class ExecutionStoreTest {
   @Test
   void aResultIsAcceptedBeforeTheAckWasWritten() {
     NewTask t = ready();
-    Attempt d = store.dispatch(new long[] {t.taskId()}, "ex-1", 2_000, fence).await().get(0);
+    Attempt d = store.dispatch(new long[] {t.taskId()}, "ex-1", 2_000, 0, fence).await().get(0);
     Completion ok = OUTCOMES.succeeded(t.taskId(), d.attempt(), 0, null);
     assertEquals(1, store.complete(List.of(ok), "ex-1", fence).await().size());
     assertEquals(0, store.acked(List.of(d), "ex-1", fence).await(), "the late ack does not resurrect it");
@@ -153,7 +170,7 @@ class ExecutionStoreTest {
     NewTask held = ready();
     NewTask free = ready();
     // Given in descending order: the store sorts every batch by task id before writing.
-    List<Attempt> both = store.dispatch(new long[] {free.taskId(), held.taskId()}, "ex-1", 2_000, fence).await();
+    List<Attempt> both = store.dispatch(new long[] {free.taskId(), held.taskId()}, "ex-1", 2_000, 0, fence).await();
     assertEquals(2, both.size());
     SqlConnection resultWriter = db.pool.getConnection().await();
     try {
@@ -176,7 +193,7 @@ class ExecutionStoreTest {
       batch.add(ready());
     }
     long[] ids = batch.stream().mapToLong(NewTask::taskId).toArray();
-    List<Attempt> out = store.dispatch(ids, "ex-1", 2_000, fence).await();
+    List<Attempt> out = store.dispatch(ids, "ex-1", 2_000, 0, fence).await();
     assertEquals(60, out.size());
     List<Attempt> reversed = new java.util.ArrayList<>(out);
     java.util.Collections.reverse(reversed);
@@ -195,20 +212,20 @@ class ExecutionStoreTest {
   @Test
   void rejectedTasksGoBackToReadyAndAreFoundByTheTopUp() {
     NewTask t = ready();
-    Attempt d = store.dispatch(new long[] {t.taskId()}, "ex-1", 2_000, fence).await().get(0);
+    Attempt d = store.dispatch(new long[] {t.taskId()}, "ex-1", 2_000, 0, fence).await().get(0);
     assertEquals(List.of(t.taskId()), store.release(List.of(d), "ex-1", fence).await());
     assertEquals(TaskStatus.READY, status(t));
     assertEquals(List.of(t.taskId()), store.loadReady(10, List.of("reports")).await().stream()
         .map(r -> r.taskId()).toList());
     assertTrue(store.loadReady(10, List.of("other")).await().isEmpty(), "only processors someone serves");
-    Attempt again = store.dispatch(new long[] {t.taskId()}, "ex-2", 2_000, fence).await().get(0);
+    Attempt again = store.dispatch(new long[] {t.taskId()}, "ex-2", 2_000, 0, fence).await().get(0);
     assertEquals(d.attempt() + 1, again.attempt(), "every hand-over is a new attempt");
   }
 
   @Test
   void whatAnOfflineExecutorHeldGoesThroughTheRetryPolicy() {
     NewTask t = ready();
-    Attempt d = store.dispatch(new long[] {t.taskId()}, "ex-1", 2_000, fence).await().get(0);
+    Attempt d = store.dispatch(new long[] {t.taskId()}, "ex-1", 2_000, 0, fence).await().get(0);
     store.acked(List.of(d), "ex-1", fence).await();
     List<AttemptBudget> held = store.heldBy("ex-1", 100).await();
     assertEquals(1, held.size());
@@ -235,7 +252,7 @@ class ExecutionStoreTest {
 
     List<Settled> settled = new java.util.ArrayList<>();
     for (long shard : new long[] {9_000_012L, 9_000_010L}) {
-      Attempt d = store.dispatch(new long[] {shard}, "ex-1", 2_000, fence).await().get(0);
+      Attempt d = store.dispatch(new long[] {shard}, "ex-1", 2_000, 0, fence).await().get(0);
       settled.addAll(store.complete(List.of(OUTCOMES.succeeded(shard, d.attempt(), 0, "{\"s\":" + shard + "}")),
           "ex-1", fence).await());
     }
@@ -243,7 +260,7 @@ class ExecutionStoreTest {
     assertTrue(store.settleParents(List.of(parent.taskId()), fence).await().isEmpty(), "one shard is still out");
     assertEquals(TaskStatus.RUNNING, status(parent));
 
-    Attempt last = store.dispatch(new long[] {9_000_011L}, "ex-2", 2_000, fence).await().get(0);
+    Attempt last = store.dispatch(new long[] {9_000_011L}, "ex-2", 2_000, 0, fence).await().get(0);
     store.complete(List.of(OUTCOMES.succeeded(9_000_011L, last.attempt(), 0, "{\"s\":9000011}")), "ex-2", fence).await();
     List<Settled> done = store.settleParents(List.of(parent.taskId()), fence).await();
     assertEquals(TaskStatus.SUCCESS, done.get(0).status());
@@ -258,7 +275,7 @@ class ExecutionStoreTest {
         60_000, null, "reports", null, null, 2);
     tasks.insert(parent, new long[] {9_100_010L, 9_100_011L}).await();
     schedule.claimDue(new long[] {9_100_010L, 9_100_011L}, fence, 0).await();
-    Attempt d = store.dispatch(new long[] {9_100_010L}, "ex-1", 2_000, fence).await().get(0);
+    Attempt d = store.dispatch(new long[] {9_100_010L}, "ex-1", 2_000, 0, fence).await().get(0);
     store.complete(List.of(OUTCOMES.failed(9_100_010L, d.attempt(), 0, 0, "boom", false, now)), "ex-1", fence).await();
     List<Settled> done = store.settleParents(List.of(parent.taskId()), fence).await();
     assertEquals(TaskStatus.FAILED, done.get(0).status());

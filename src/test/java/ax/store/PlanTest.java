@@ -102,7 +102,8 @@ class PlanTest {
         .set("ids", new Long[] {250L, 500L, 750L}).tuple(), setting);
     String dispatch = explain(ExecutionStore.DISPATCH, ExecutionStore.DISPATCH.params()
         .fence(new ax.leader.Fence("scheduler", "node-a/1", 1)).set("ids", new Long[] {251L, 501L, 751L})
-        .set("executor", "exec-1").set("node", "node-a").set("ack_timeout_ms", 5_000).tuple(), setting);
+        .set("executor", "exec-1").set("node", "node-a").set("ack_timeout_ms", 5_000).set("lead_ms", 50).tuple(),
+        setting);
     return new String[] {claim, notYetDue, dispatch};
   }
 

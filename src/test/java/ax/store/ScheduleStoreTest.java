@@ -276,7 +276,7 @@ class ScheduleStoreTest {
   void rescuingUnackedDispatchesIsAFencedLeaderWrite() {
     long now = db.dbNow();
     NewTask p = insert(StoreFixture.processorTask(now - 5, TaskStatus.DELAYED));
-    new ExecutionStore(db.pool, "node-a").dispatch(new long[] {p.taskId()}, "ex-1", 0, fence).await();
+    new ExecutionStore(db.pool, "node-a").dispatch(new long[] {p.taskId()}, "ex-1", 0, 0, fence).await();
     db.pool.preparedQuery("UPDATE tasks SET lease_deadline = now() - interval '1 second' WHERE task_id = $1")
         .execute(Tuple.of(p.taskId())).await();
     Fence stale = new Fence(fence.lease(), fence.holder(), fence.epoch() + 1);

@@ -55,6 +55,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 @ExtendWith(VertxExtension.class)
 class ExecutorVerticleTest {
   private static final String EXECUTOR = "ex-1";
+  private static final long CLAIM_LEAD_MS = 2_000;
 
   private VerticleDatabase db;
   private TaskStore tasks;
@@ -69,7 +70,7 @@ class ExecutorVerticleTest {
     DbClock clock = DbClock.system();
     clock.anchor(System.currentTimeMillis(), System.nanoTime()); // same machine as the database
     ExecutorVerticle verticle = new ExecutorVerticle(new ExecutionStore(db.pool, "node-a"), clock,
-        new AxMetrics(meters), DispatchSettings.of(60_000, 2_000, 1_000),
+        new AxMetrics(meters), DispatchSettings.of(60_000, 2_000, 1_000).withClaimLeadMs(CLAIM_LEAD_MS),
         new OutcomePolicy(RetryBackoff.defaults()),
         type -> (views, key) -> views.stream().filter(ExecutorView::available).map(ExecutorView::executorId).findFirst());
     vertx.deployVerticle(verticle).onComplete(ctx.succeeding(id -> {
@@ -101,11 +102,36 @@ class ExecutorVerticleTest {
   }
 
   private NewTask dueProcessorTask() {
-    long now = System.currentTimeMillis() - 1_000;
-    NewTask t = new NewTask(4_242L, "tenant-a", "key-a", "report.build", now, TaskStatus.DELAYED, 5, 2, 60_000, null,
-        "reports", "{\"n\":1}", null);
+    return processorTaskDueAt(System.currentTimeMillis() - 1_000);
+  }
+
+  private NewTask processorTaskDueAt(long triggerMs) {
+    NewTask t = new NewTask(4_242L, "tenant-a", "key-a", "report.build", triggerMs, TaskStatus.DELAYED, 5, 2, 60_000,
+        null, "reports", "{\"n\":1}", null);
     tasks.insert(t).await();
     return t;
+  }
+
+  /**
+   * A task claimed ahead reaches the dispatch at once: it is written DISPATCHING then, and pushed at its
+   * trigger time, never before — the write's round trip is not part of its lateness.
+   */
+  @Test
+  void aTaskClaimedAheadIsWrittenAtOnceAndPushedAtItsTriggerTime(Vertx vertx, VertxTestContext ctx) {
+    NewTask task = processorTaskDueAt(System.currentTimeMillis() + 1_500);
+    var bus = vertx.eventBus();
+    bus.<JsonObject>consumer(ExecutorAddresses.inbox(EXECUTOR), msg -> {
+      long pushedAt = System.currentTimeMillis();
+      db.pool.query("SELECT status, (extract(epoch FROM updated_at) * 1000)::bigint AS written_ms FROM tasks"
+          + " WHERE task_id = " + task.taskId()).execute().onComplete(ctx.succeeding(rows -> ctx.verify(() -> {
+            var row = rows.iterator().next();
+            assertTrue(pushedAt >= task.triggerTimeMs(), "pushed " + (task.triggerTimeMs() - pushedAt) + " ms early");
+            assertEquals("DISPATCHING", row.getString("status"));
+            assertTrue(row.getLong("written_ms") < task.triggerTimeMs(), "written ahead of the trigger time");
+            ctx.completeNow();
+          })));
+    });
+    registerAndSendReady(bus, task);
   }
 
   @Test
