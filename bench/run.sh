@@ -52,5 +52,13 @@ for s in "${scenarios[@]}"; do
     status=1
   fi
 done
-echo "run.sh: reports in $(pwd)/results/$(date -u +%F)/ (report.md; compare.md for compare)" >&2
+# --results DIR (after --) moves the reports; say where they went
+results="$(pwd)/results"
+for ((i = 0; i < ${#flags[@]}; i++)); do
+  if [[ "${flags[$i]}" == "--results" && $((i + 1)) -lt ${#flags[@]} ]]; then
+    results="${flags[$((i + 1))]}"
+    [[ "$results" == /* ]] || results="$(pwd)/$results" # the bench runs in bench/
+  fi
+done
+echo "run.sh: reports in $results/$(date -u +%F)/ (report.md; compare.md for compare)" >&2
 exit $status
