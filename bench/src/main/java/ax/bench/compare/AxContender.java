@@ -31,7 +31,7 @@ import java.util.function.IntFunction;
  * (the existing {@link Harness}), tasks in through the signed batch endpoint, HTTP callbacks to the bench's
  * receiver. Lateness is taken where the work lands, at the receiver, so it includes the HTTP delivery.
  */
-public final class AxContender implements Contender {
+public final class AxContender implements FullContender {
   private final Harness h;
   private final Map<String, Receiver.Tracker> phases = new ConcurrentHashMap<>();
   private final Map<String, Recurring.Occurrences> recurringPhases = new ConcurrentHashMap<>();

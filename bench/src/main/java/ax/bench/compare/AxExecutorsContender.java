@@ -9,8 +9,6 @@ import ax.bench.RecordTail;
 import ax.bench.Report;
 import ax.bench.peers.ExecutionLog;
 import ax.bench.peers.Outcome;
-import ax.bench.peers.RecurringOutcome;
-import ax.bench.peers.RecurringPlan;
 import ax.bench.peers.Schedule;
 import java.io.IOException;
 import java.nio.file.Path;
@@ -27,7 +25,8 @@ import java.util.concurrent.ConcurrentHashMap;
  * ax with its executors: the same {@code ax.jar server} as {@link AxContender}, plus two executor processes
  * ({@code ax.jar executor --processors noop}) connected to its bridge; tasks are processor tasks (no HTTP call),
  * so this is the fair counterpart of the peers' in-JVM no-op body. Lateness is taken where the work runs: the
- * executor's record file gives the wall clock at which each handler was called. Runs burst and spread only.
+ * executor's record file gives the wall clock at which each handler was called. Runs burst and spread only
+ * ({@link #WORKLOADS}): it is not a {@link FullContender}.
  */
 public final class AxExecutorsContender implements Contender {
   public static final String NAME = "ax-executors";
@@ -129,26 +128,6 @@ public final class AxExecutorsContender implements Contender {
     if (slot != null && f.length >= 5) {
       slot.log().executed(slot.index(), Long.parseLong(f[4]) / 1_000);
     }
-  }
-
-  @Override
-  public Ingested scheduleRecurring(String phase, RecurringPlan plan, int threads, int chunk) {
-    throw new UnsupportedOperationException(NAME + " runs " + WORKLOADS + " only");
-  }
-
-  @Override
-  public long occurrences(String phase) {
-    throw new UnsupportedOperationException(NAME + " runs " + WORKLOADS + " only");
-  }
-
-  @Override
-  public RecurringOutcome recurringOutcome(String phase) {
-    throw new UnsupportedOperationException(NAME + " runs " + WORKLOADS + " only");
-  }
-
-  @Override
-  public long storeFuture(long offset, long count, long startMs, long spanMs) {
-    throw new UnsupportedOperationException(NAME + " runs " + WORKLOADS + " only");
   }
 
   @Override

@@ -108,12 +108,12 @@ public final class Compare {
         case "ingest" -> forEachSystem(w, systems, this::ingest);
         case "burst" -> forEachSystem(w, systems, this::burst);
         case "spread" -> forEachSystem(w, systems, this::spread);
-        case "recurring" -> forEachSystem(w, systems, this::recurring);
+        case "recurring" -> forEachSystem(w, systems, FullContender.class, this::recurring);
         case "flatness" -> {
           List<String> flat = csv(o.string("flat-systems", String.join(",", SYSTEMS)));
           systems.stream().filter(s -> !flat.contains(s)).forEach(s ->
               results.notes.add("flatness: " + s + " not measured (not in --flat-systems)"));
-          forEachSystem(w, systems.stream().filter(flat::contains).toList(), this::flatness);
+          forEachSystem(w, systems.stream().filter(flat::contains).toList(), FullContender.class, this::flatness);
         }
         case "submit" -> submit();
         case "memory" -> memory();
@@ -123,12 +123,20 @@ public final class Compare {
     return results;
   }
 
-  interface Workload {
-    void run(Contender c) throws Exception;
+  interface Workload<C extends Contender> {
+    void run(C c) throws Exception;
   }
 
-  /** Every system in turn on a fresh database; a system that fails is reported and the run goes on. */
-  private void forEachSystem(String label, List<String> which, Workload w) {
+  private void forEachSystem(String label, List<String> which, Workload<Contender> w) {
+    forEachSystem(label, which, Contender.class, w);
+  }
+
+  /**
+   * Every system in turn on a fresh database; a system that fails is reported and the run goes on. A
+   * workload that needs more than {@link Contender} ({@code needs}) skips, with a note, the systems that
+   * cannot run it.
+   */
+  private <C extends Contender> void forEachSystem(String label, List<String> which, Class<C> needs, Workload<C> w) {
     for (String system : which) {
       if (system.equals(AxExecutorsContender.NAME) && !AxExecutorsContender.WORKLOADS.contains(label)) {
         results.notes.add(label + ": " + system + " not measured (it runs " + AxExecutorsContender.WORKLOADS + " only)");
@@ -136,7 +144,10 @@ public final class Compare {
       }
       try (Contender c = start(system, label)) {
         results.settings.putIfAbsent(system, c.settings());
-        w.run(c);
+        if (!needs.isInstance(c)) {
+          throw new IllegalStateException(system + " cannot run " + label);
+        }
+        w.run(needs.cast(c));
         if (!c.alive()) {
           results.failures.add(system + " process died during " + label);
         }
@@ -216,7 +227,7 @@ public final class Compare {
    * (20) after creation starts, on a whole second; the bench waits until every occurrence of the window ran
    * or {@code --recurring-drain-s} (30) after the last due time.
    */
-  private void recurring(Contender c) throws Exception {
+  private void recurring(FullContender c) throws Exception {
     warmUp(c);
     double warmUpMinutes = o.doubleValue("recurring-warmup-minutes", 1);
     if (warmUpMinutes > 0) {
@@ -230,7 +241,7 @@ public final class Compare {
     results.add(recurringPhase(c, "recurring", o.doubleValue("recurring-minutes", 2)));
   }
 
-  private Results.Recurring recurringPhase(Contender c, String label, double minutes) throws Exception {
+  private Results.Recurring recurringPhase(FullContender c, String label, double minutes) throws Exception {
     int count = o.intValue("recurring-schedules", 1000);
     long period = o.longValue("recurring-every-ms", 1000);
     int slots = (int) Math.max(1, Math.round(minutes * 60_000 / period));
@@ -284,7 +295,7 @@ public final class Compare {
    * Peers get sizes up to {@code --flat-peer-max} (their backlog inserts take much longer); systems not in
    * {@code --flat-systems} (default all) are skipped.
    */
-  private void flatness(Contender c) throws Exception {
+  private void flatness(FullContender c) throws Exception {
     long max = c.name().equals("ax") ? Long.MAX_VALUE : o.longValue("flat-peer-max", 1_000_000);
     TreeMap<Long, Results.Phase> byStored = new TreeMap<>();
     TreeMap<Long, Long> store = new TreeMap<>();

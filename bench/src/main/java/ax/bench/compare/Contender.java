@@ -1,8 +1,6 @@
 package ax.bench.compare;
 
 import ax.bench.peers.Outcome;
-import ax.bench.peers.RecurringOutcome;
-import ax.bench.peers.RecurringPlan;
 import ax.bench.peers.Schedule;
 import java.sql.Connection;
 import java.sql.SQLException;
@@ -11,7 +9,8 @@ import java.util.Map;
 /**
  * One scheduler under test, started on its own fresh database, as the comparison drives it: schedule a
  * phase of tasks, watch them execute, read back lateness and correctness. Implementations: ax (a
- * separate process behind its signed HTTP API) and the peers (a separate JVM per peer).
+ * separate process behind its signed HTTP API) and the peers (a separate JVM per peer), which run every
+ * workload ({@link FullContender}), and ax with its executors, which runs one-shot workloads only.
  */
 public interface Contender extends AutoCloseable {
   String name();
@@ -26,17 +25,6 @@ public interface Contender extends AutoCloseable {
   long executed(String phase) throws Exception;
 
   Outcome outcome(String phase) throws Exception;
-
-  /** Creates the recurring schedules of {@code plan} as one phase, from {@code threads} concurrent clients. */
-  Ingested scheduleRecurring(String phase, RecurringPlan plan, int threads, int chunk) throws Exception;
-
-  /** Distinct occurrences (schedule + due time) of the recurring phase executed so far. */
-  long occurrences(String phase) throws Exception;
-
-  RecurringOutcome recurringOutcome(String phase) throws Exception;
-
-  /** Stores {@code count} far-future tasks straight into the system's table with SQL; returns ms taken. */
-  long storeFuture(long offset, long count, long startMs, long spanMs) throws Exception;
 
   boolean alive();
 

@@ -28,7 +28,7 @@ import java.util.concurrent.TimeUnit;
  * through {@link ax.bench.peers.PeerMain}'s line protocol. The child's stderr goes to
  * {@code results/compare-<name>-<label>.log}.
  */
-public final class PeerContender implements Contender {
+public final class PeerContender implements FullContender {
   private final String name;
   private final BenchDb db;
   private final Process process;
