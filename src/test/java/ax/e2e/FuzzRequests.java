@@ -923,8 +923,14 @@ final class FuzzRequests {
               // the operator endpoints are unsigned: they read the n-1 bytes they were told of (a stray body
               // they tolerate), and the last byte starts the connection's next request (found by CI's fuzz run
               // of 2026-12-04, seed -4047919722468643817: GET /health answered 200, which is right)
-              : c.withFraming(new RawHttp.Declared(List.of("{n-1}")), "Content-Length one short",
-                  Expect.any("one short on an unsigned endpoint: nothing signed to mismatch"));
+              : oneByteOverTheLimit(c, limit)
+                  // ...so a body one byte over the limit is read as one exactly at it, and the size refusal that
+                  // came with the body no longer applies (CI of 2026-12-05: a 1 025-byte stray body on GET
+                  // /health, declared as 1 024 bytes, answered 200, which is right)
+                  ? c.withFramingInstead(new RawHttp.Declared(List.of("{n-1}")), "Content-Length one short",
+                      Expect.any("one short on an unsigned endpoint: the n-1 bytes read are within the limit"))
+                  : c.withFraming(new RawHttp.Declared(List.of("{n-1}")), "Content-Length one short",
+                      Expect.any("one short on an unsigned endpoint: nothing signed to mismatch"));
     });
     // Without Content-Length or chunked framing a request has no body (RFC 9112 6.3): the bytes that
     // follow are the connection's next request, so nothing said about the body applies any more.
@@ -934,6 +940,10 @@ final class FuzzRequests {
         : c.withFramingInstead(new RawHttp.NoLength(), "no body sent", Expect.any("no body: its bytes are not part "
             + "of this request")));
     return Arbitraries.frequencyOf(Tuple.of(4, chunked), Tuple.of(3, declared), Tuple.of(1, none));
+  }
+
+  private static boolean oneByteOverTheLimit(FuzzCase c, long limit) {
+    return c.body().bytes(System.currentTimeMillis()).length == limit + 1;
   }
 
   static long limitOf(FuzzCase c) {
