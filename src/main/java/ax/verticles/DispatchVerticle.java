@@ -5,6 +5,7 @@ import ax.bus.Addresses;
 import ax.bus.LocalCodec;
 import ax.bus.ReadyBatch;
 import ax.bus.TaskBatch;
+import ax.clock.AtDbTime;
 import ax.clock.DbClock;
 import ax.dispatch.ClaimGate;
 import ax.dispatch.ClaimQueue;
@@ -265,10 +266,10 @@ public final class DispatchVerticle extends TermBoundVerticle {
       if (!now.isEmpty()) {
         toExecutors(now);
       }
-      later.forEach((dueMs, tasks) -> atTriggerTime(dueMs - settings.claimLeadMs(), claimStarted,
+      later.forEach((dueMs, tasks) -> AtDbTime.run(vertx, clock, dueMs - settings.claimLeadMs(), claimStarted,
           started -> toExecutors(tasks)));
     }
-    releases.forEach((dueMs, actions) -> atTriggerTime(dueMs, claimStarted,
+    releases.forEach((dueMs, actions) -> AtDbTime.run(vertx, clock, dueMs, claimStarted,
         dispatchStarted -> actions.forEach(a -> a.accept(dispatchStarted))));
     if (claimedIds.size() < ids.length) {
       long[] skipped = Arrays.stream(ids).filter(id -> !claimedIds.contains(id)).toArray();
@@ -281,20 +282,6 @@ public final class DispatchVerticle extends TermBoundVerticle {
 
   private void toExecutors(List<ReadyTask> tasks) {
     vertx.eventBus().send(Addresses.EXEC_READY, new ReadyBatch(tasks), LocalCodec.localOnly());
-  }
-
-  /**
-   * Runs {@code release} at {@code dueMs} on the {@link DbClock}, never before (a timer that fires a
-   * little early is set again for the rest). It gets the start of the dispatch latency: the claim's start
-   * when the task was already due, else the moment of release — time spent held is not dispatch latency.
-   */
-  private void atTriggerTime(long dueMs, long claimStarted, LongConsumer release) {
-    long waitMs = dueMs - clock.nowMillis();
-    if (waitMs <= 0) {
-      release.accept(claimStarted);
-    } else {
-      vertx.setTimer(waitMs, id -> atTriggerTime(dueMs, System.nanoTime(), release));
-    }
   }
 
   /**

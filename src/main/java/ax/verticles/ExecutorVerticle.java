@@ -4,6 +4,7 @@ import ax.bus.Addresses;
 import ax.bus.LocalCodec;
 import ax.bus.ReadyBatch;
 import ax.bus.TaskBatch;
+import ax.clock.AtDbTime;
 import ax.clock.DbClock;
 import ax.delivery.DispatchCommand;
 import ax.delivery.DispatchObserver;
@@ -471,20 +472,15 @@ public final class ExecutorVerticle extends TermBoundVerticle {
    * holds (within the claim lead): the stop waits for every hand-over in flight.
    */
   private void pushAt(DispatchCommand.Push p, LeaderTerm t) {
-    long waitMs = p.notBeforeMs() - clock.nowMillis();
-    if (waitMs > 0) {
-      vertx.setTimer(waitMs, id -> {
-        if (stillIn(t)) {
-          long[] times = dispatchTimes.get(p.dispatchId());
-          if (times != null) { // time spent held is not dispatch latency
-            dispatchTimes.put(p.dispatchId(), new long[] {System.nanoTime(), times[1]});
-          }
-          pushAt(p, t);
-        }
-      });
-      return;
-    }
-    push(p);
+    long[] times = dispatchTimes.get(p.dispatchId());
+    long writeStarted = times == null ? System.nanoTime() : times[0];
+    AtDbTime.run(vertx, clock, p.notBeforeMs(), writeStarted, () -> stillIn(t), dispatchStarted -> {
+      long[] now = dispatchTimes.get(p.dispatchId());
+      if (now != null && now[0] != dispatchStarted) { // held: the dispatch latency starts at the release
+        dispatchTimes.put(p.dispatchId(), new long[] {dispatchStarted, now[1]});
+      }
+      push(p);
+    });
   }
 
   private void push(DispatchCommand.Push p) {
