@@ -7,7 +7,8 @@
 # variants:
 #   current          the schema as migrated
 #   partial-pending  the (next_trigger_time, status) index replaced by one on next_trigger_time over the
-#                    pending rows only (CREATED, DELAYED, READY)
+#                    pending rows only (CREATED, DELAYED, READY); built once as V19 and withdrawn (bench/README,
+#                    2026-12-02): a real burst wrote 2 % less, where this model says 8 %
 #   queue-ffNN       no index of tasks names status or lease_deadline (so its updates can be HOT), fillfactor
 #                    NN; the pending and in-flight sets kept in two narrow tables instead (task_due,
 #                    task_inflight), a row inserted and deleted as a task enters and leaves each
