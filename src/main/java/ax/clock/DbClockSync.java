@@ -34,7 +34,7 @@ public final class DbClockSync {
   private long timerId = -1;
 
   /** One reading of the database clock and when it was asked for and answered, on both local clocks. */
-  record Reading(long dbMillis, long sentNanos, long arrivedNanos, long sentWallMs, long arrivedWallMs) {
+  record Reading(long dbMicros, long sentNanos, long arrivedNanos, long sentWallMs, long arrivedWallMs) {
     long roundTripNanos() {
       return arrivedNanos - sentNanos;
     }
@@ -64,10 +64,10 @@ public final class DbClockSync {
   private Future<Void> sync(int readings) {
     return read(readings, new ArrayList<>()).map(taken -> {
       Reading best = tightest(taken);
-      clock.anchor(best.dbMillis(), best.arrivedNanos());
+      clock.anchorMicros(best.dbMicros(), best.arrivedNanos());
       // The database read its clock somewhere within the round trip: a slow round trip must not be
       // mistaken for clock skew by the 50 ms alert (see offset()).
-      offsetMs.set(offset(best.sentWallMs(), best.arrivedWallMs(), best.dbMillis()));
+      offsetMs.set(offset(best.sentWallMs(), best.arrivedWallMs(), Math.floorDiv(best.dbMicros(), 1_000L)));
       return null;
     });
   }
@@ -79,8 +79,8 @@ public final class DbClockSync {
     }
     long sentWallMs = System.currentTimeMillis();
     long sentNanos = clock.monoNanos();
-    return store.nowMillis().compose(dbMillis -> {
-      taken.add(new Reading(dbMillis, sentNanos, clock.monoNanos(), sentWallMs, System.currentTimeMillis()));
+    return store.nowMicros().compose(dbMicros -> {
+      taken.add(new Reading(dbMicros, sentNanos, clock.monoNanos(), sentWallMs, System.currentTimeMillis()));
       return read(left - 1, taken);
     });
   }

@@ -11,9 +11,14 @@ public final class DbTimeStore {
     this.pool = pool;
   }
 
+  /** Database time in epoch microseconds (PostgreSQL's resolution), truncated. */
+  public Future<Long> nowMicros() {
+    return pool.query("SELECT floor(extract(epoch FROM clock_timestamp()) * 1000000)::bigint AS now_us").execute()
+        .map(rows -> rows.iterator().next().getLong("now_us"));
+  }
+
   /** Database time in epoch milliseconds, truncated. */
   public Future<Long> nowMillis() {
-    return pool.query("SELECT floor(extract(epoch FROM clock_timestamp()) * 1000)::bigint AS now_ms").execute()
-        .map(rows -> rows.iterator().next().getLong("now_ms"));
+    return nowMicros().map(us -> Math.floorDiv(us, 1_000L));
   }
 }

@@ -14,7 +14,7 @@ import org.junit.jupiter.api.extension.ExtendWith;
 class AtDbTimeTest {
 
   private static DbClock syncedNow(DbClock clock) {
-    clock.anchor(1_700_000_000_000L, clock.monoNanos());
+    clock.anchorMillis(1_700_000_000_000L, clock.monoNanos());
     return clock;
   }
 

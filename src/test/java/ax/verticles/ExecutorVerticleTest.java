@@ -68,7 +68,7 @@ class ExecutorVerticleTest {
     tasks = new TaskStore(db.pool);
     term = db.leadScheduler("node-a/1");
     DbClock clock = DbClock.system();
-    clock.anchor(System.currentTimeMillis(), System.nanoTime()); // same machine as the database
+    clock.anchorMillis(System.currentTimeMillis(), System.nanoTime()); // same machine as the database
     ExecutorVerticle verticle = new ExecutorVerticle(new ExecutionStore(db.pool, "node-a"), clock,
         new AxMetrics(meters), DispatchSettings.of(60_000, 2_000, 1_000).withClaimLeadMs(CLAIM_LEAD_MS),
         new OutcomePolicy(RetryBackoff.defaults()),

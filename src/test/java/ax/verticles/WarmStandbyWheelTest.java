@@ -50,7 +50,7 @@ class WarmStandbyWheelTest {
     tasks = new TaskStore(db.pool);
     db.tenantWithKey("tenant-a", "key-a", "warm-standby-secret-0123456789");
     DbClock clock = DbClock.system();
-    clock.anchor(System.currentTimeMillis(), System.nanoTime()); // same machine as the database
+    clock.anchorMillis(System.currentTimeMillis(), System.nanoTime()); // same machine as the database
     vertx.eventBus().<TaskBatch>localConsumer(Addresses.DISPATCH_DUE,
         msg -> msg.body().tasks().forEach(t -> dispatched.add(t.taskId())));
     vertx.deployVerticle(new WheelVerticle(new ScheduleStore(db.pool, "node-a"), clock,

@@ -73,7 +73,7 @@ class WebhookYieldTest {
 
   private void deployLeading(Vertx vertx, long yieldMs) throws Exception {
     DbClock clock = DbClock.system();
-    clock.anchor(System.currentTimeMillis(), System.nanoTime()); // same machine as the database
+    clock.anchorMillis(System.currentTimeMillis(), System.nanoTime()); // same machine as the database
     HttpTargetInvoker sender = new HttpTargetInvoker(vertx, vertx.createHttpClient(),
         new CallbackUrlPolicy(List.of("127.0.0.1")), new HostResolver(vertx));
     vertx.deployVerticle(new WebhookVerticle(new WebhookStore(db.pool, "node-a"), sender,

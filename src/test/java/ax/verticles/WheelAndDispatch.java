@@ -49,7 +49,7 @@ final class WheelAndDispatch {
     ApiKeyStore keys = new ApiKeyStore(db.pool, null);
     db.tenantWithKey("tenant-a", "key-a", secret);
     DbClock clock = DbClock.system();
-    clock.anchor(System.currentTimeMillis(), System.nanoTime()); // same machine as the database
+    clock.anchorMillis(System.currentTimeMillis(), System.nanoTime()); // same machine as the database
     AxMetrics metrics = new AxMetrics(new SimpleMeterRegistry());
     HttpTargetInvoker invoker = new HttpTargetInvoker(vertx, vertx.createHttpClient(),
         new CallbackUrlPolicy(List.of("127.0.0.1")), new HostResolver(vertx));
