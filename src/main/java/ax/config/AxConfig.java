@@ -79,8 +79,9 @@ public record AxConfig(
    * Webhook delivery (notify_url): how often the leader looks for due notifications, one try's bound,
    * the wait after a failed first try (×4 after the second), the connections of its own HTTP pool, and
    * the longest it yields to a burst being fired (0 = never). The poll is 50 ms, not 200: under a steady
-   * stream each round sends a quarter as many POSTs at once, and the spread's lateness p99 with webhooks
-   * went from +24 % to +2 % of the figure without them (bench/results/2026-12-05/sub-ms-release/).
+   * stream each round sends a quarter as many POSTs at once; the spread's lateness p99 with webhooks was
+   * +24 % of the figure without them at 200 ms and +2 % at 50 ms, in two alternations of three runs each
+   * (bench/results/2026-12-05/sub-ms-release/). Idle, the wait backs off to 4× the poll (PollPace).
    */
   public record WebhookSettings(long pollMs, int timeoutMs, long backoffMs, int connections, long yieldMs) {
   }
@@ -117,6 +118,7 @@ public record AxConfig(
       int memoryCap,
       int claimBatch,
       long claimLeadMs,
+      long completionLingerMs,
       long recoveryIntervalMs,
       long recoveryLookbackMs,
       long ackTimeoutMs,
@@ -125,7 +127,11 @@ public record AxConfig(
       RetryBackoff retryBackoff) {
 
     public static SchedulerTuning defaults() {
-      return new SchedulerTuning(10, 512, 10_000, 60_000, 1_000, 5_000, 500_000, 200, 50,
+      // tick 20 and linger 20 (were 10 and 5): claiming ahead, the tick sets how often the wheel hands out
+      // a claim (every min(tick, lead/2) ms) and the linger how many outcomes share a write; in a 20 000-task
+      // spread over 60 s both together cut PostgreSQL's CPU per task by ~40 % with the same lateness
+      // (bench/README.md, History, 2026-12-05 seventh session)
+      return new SchedulerTuning(20, 512, 10_000, 60_000, 1_000, 5_000, 500_000, 200, 50, 20,
           30_000, 3_600_000, 5_000, 10_000, 256, RetryBackoff.defaults());
     }
   }
@@ -143,6 +149,7 @@ public record AxConfig(
         r.intIn("AX_MEMORY_CAP", d.memoryCap(), 100, 50_000_000),
         r.intIn("AX_CLAIM_BATCH", d.claimBatch(), 1, 10_000),
         r.longIn("AX_CLAIM_LEAD_MS", d.claimLeadMs(), 0, 1_000),
+        r.longIn("AX_COMPLETION_LINGER_MS", d.completionLingerMs(), 0, 1_000),
         r.longIn("AX_RECOVERY_INTERVAL_MS", d.recoveryIntervalMs(), 100, 3_600_000),
         r.longIn("AX_RECOVERY_LOOKBACK_MS", d.recoveryLookbackMs(), 60_000, 30L * 86_400_000),
         r.longIn("AX_ACK_TIMEOUT_MS", d.ackTimeoutMs(), 100, 600_000),

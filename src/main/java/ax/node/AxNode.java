@@ -269,7 +269,8 @@ public final class AxNode {
         // One dispatcher per core: due batches are spread over them (event-bus round robin), so claims,
         // HTTP calls and outcome writes of a burst run on every event loop instead of one.
         .compose(id -> vertx.deployVerticle(() -> new DispatchVerticle(scheduleStore, clock, invoker, keys, outcomes,
-            backlog, metrics, DispatchVerticle.Settings.of(tuning.claimBatch(), tuning.claimLeadMs()), tracing,
+            backlog, metrics, DispatchVerticle.Settings.of(tuning.claimBatch(), tuning.completionLingerMs(),
+                tuning.claimLeadMs()), tracing,
             claimGate, dispatchLoad),
             new DeploymentOptions().setInstances(CORES)))
         .compose(id -> vertx.deployVerticle(new RecoveryScanVerticle(scheduleStore, clock, outcomes, backlog, cluster,

@@ -89,8 +89,8 @@ public final class DispatchVerticle extends TermBoundVerticle {
       }
     }
 
-    public static Settings of(int claimBatch, long claimLeadMs) {
-      return new Settings(claimBatch, 4, 1_000, 5, claimLeadMs);
+    public static Settings of(int claimBatch, long completionLingerMs, long claimLeadMs) {
+      return new Settings(claimBatch, 4, 1_000, completionLingerMs, claimLeadMs);
     }
   }
 

@@ -4,6 +4,7 @@ import ax.api.auth.ApiKeyCache;
 import ax.clock.DbClock;
 import ax.dispatch.BurstYield;
 import ax.dispatch.DispatchLoad;
+import ax.dispatch.PollPace;
 import ax.http.HttpTargetInvoker;
 import ax.http.WebhookBody;
 import ax.leader.LeaderTerm;
@@ -24,8 +25,9 @@ import java.util.logging.Level;
 import java.util.logging.Logger;
 
 /**
- * Delivers webhooks (issue 13, R7) in the leader's term: every {@code pollMs} it claims a batch of due
- * notifications from the outbox ({@link WebhookStore}, fenced by the term), POSTs each one — signed
+ * Delivers webhooks (issue 13, R7) in the leader's term: every {@code pollMs} while it finds some (after a
+ * look that finds none, the wait doubles up to {@link Settings#idlePollMs}; {@link PollPace}) it claims a
+ * batch of due notifications from the outbox ({@link WebhookStore}, fenced by the term), POSTs each one — signed
  * like callbacks, the URL checked again against the allow-list and its addresses now — over its own
  * HTTP client, so a slow receiver takes webhook connections only, never the ones that fire tasks, and
  * writes the batch's outcomes in one statement. A full batch is followed by the next at once. While the
@@ -40,9 +42,11 @@ import java.util.logging.Logger;
  */
 public final class WebhookVerticle extends TermBoundVerticle {
   private static final Logger LOG = Logger.getLogger(WebhookVerticle.class.getName());
+  /** 4 × the default 50 ms: an idle leader looks 5 times a second, as it did before the default was 50. */
+  private static final long IDLE_POLL_FACTOR = 4;
 
   /**
-   * @param pollMs    how often the leader looks for due notifications
+   * @param pollMs    how often the leader looks for due notifications while it finds some
    * @param batch     notifications per claim
    * @param timeoutMs one try's bound, connection to last byte
    * @param backoffMs wait after the first failed try; ×4 after the second
@@ -54,6 +58,11 @@ public final class WebhookVerticle extends TermBoundVerticle {
       if (pollMs < 1 || batch < 1 || timeoutMs < 1 || backoffMs < 0 || yieldMs < 0 || busyAt < 1) {
         throw new IllegalArgumentException("webhook settings out of range");
       }
+    }
+
+    /** An idle leader looks this seldom at most: the longest a first notification after a quiet spell waits. */
+    long idlePollMs() {
+      return IDLE_POLL_FACTOR * pollMs;
     }
 
     /** The claim outlives the longest try, so no two deliverers ever hold the same notification. */
@@ -78,6 +87,7 @@ public final class WebhookVerticle extends TermBoundVerticle {
   private long timerId = -1;
   private long backlogTimerId = -1;
   private boolean running;
+  private PollPace pace;
 
   /** @param load the node's dispatchers' due work, shared with them: delivery yields to a burst */
   public WebhookVerticle(WebhookStore store, HttpTargetInvoker sender, ApiKeyCache keys, DbClock clock,
@@ -96,7 +106,7 @@ public final class WebhookVerticle extends TermBoundVerticle {
   @Override
   protected void onTermStarted(LeaderTerm term) {
     running = false;
-    timerId = vertx.setPeriodic(settings.pollMs(), id -> poll());
+    pace = new PollPace(settings.pollMs(), settings.idlePollMs());
     backlogTimerId = vertx.setPeriodic(5_000, id -> store.backlog().onSuccess(metrics::recordWebhookBacklog));
     poll();
   }
@@ -107,12 +117,19 @@ public final class WebhookVerticle extends TermBoundVerticle {
     vertx.cancelTimer(backlogTimerId);
   }
 
+  private void pollIn(long delayMs) {
+    timerId = vertx.setTimer(delayMs, id -> poll());
+  }
+
+  /** One look; every path that does not end the term arms the next one exactly once. */
   private void poll() {
+    timerId = -1;
     if (!leading() || running) {
       return;
     }
     if (yield.shouldWait(load.dueTasksInHand(), System.nanoTime() / 1_000_000)) {
-      return; // a burst is being fired: the periodic poll asks again
+      pollIn(pace.afterSkip()); // a burst is being fired: ask again soon
+      return;
     }
     running = true;
     LeaderTerm term = term();
@@ -123,17 +140,21 @@ public final class WebhookVerticle extends TermBoundVerticle {
       running = false;
       if (ar.failed()) {
         LOG.log(Level.WARNING, "webhook delivery round failed; retrying in " + settings.pollMs() + " ms", ar.cause());
-      } else if (ar.result()) {
-        poll();
+        pollIn(pace.afterSkip());
+      } else if (ar.result() == settings.batch()) {
+        pace.afterLook(ar.result());
+        poll(); // a full batch: more may wait
+      } else {
+        pollIn(pace.afterLook(ar.result()));
       }
     });
   }
 
-  /** One batch: claim, send every one, write the outcomes. True when the batch was full (more may wait). */
-  private Future<Boolean> round(LeaderTerm term) {
+  /** One batch: claim, send every one, write the outcomes. How many it claimed (a full batch: more may wait). */
+  private Future<Integer> round(LeaderTerm term) {
     return store.claim(term.fence(), settings.batch(), settings.holdMs()).compose(claimed -> {
       if (claimed.isEmpty()) {
-        return Future.succeededFuture(false);
+        return Future.succeededFuture(0);
       }
       List<Future<WebhookStore.Outcome>> tries = new ArrayList<>(claimed.size());
       for (Claimed c : claimed) {
@@ -143,7 +164,7 @@ public final class WebhookVerticle extends TermBoundVerticle {
         List<WebhookStore.Outcome> outcomes = new ArrayList<>(tries.size());
         tries.forEach(f -> outcomes.add(f.result()));
         outcomes.forEach(o -> metrics.recordWebhookTry(o.delivered(), o.claim().tryNumber()));
-        return store.finish(outcomes).map(applied -> claimed.size() == settings.batch());
+        return store.finish(outcomes).map(applied -> claimed.size());
       });
     });
   }

@@ -63,7 +63,7 @@ final class WheelAndDispatch {
             new WheelVerticle.Settings(10, 512, 10_000, 60_000, 100, 1_000, 10_000, 200, leadMs), metrics)))
         .compose(id -> vertx.deployVerticle(new DispatchVerticle(store, clock, invoker, new ApiKeyCache(keys),
             new OutcomePolicy(RetryBackoff.defaults()), backlog, metrics,
-            DispatchVerticle.Settings.of(200, leadMs), AxTracing.OFF, new ClaimGate(), load)))
+            DispatchVerticle.Settings.of(200, 5, leadMs), AxTracing.OFF, new ClaimGate(), load)))
         .map(receiver);
   }
 
