@@ -97,6 +97,7 @@ public final class Bench {
                             webhooks: count, rate first→last arrival, signatures (the notify_url overhead run)
         --jar PATH          scheduler jar (default: ../target/ax.jar relative to bench/)
         --heap SIZE         scheduler -Xmx (default 512m; memory: 256m)
+        --ax-jvm-flags "F"  JVM flags for ax's nodes, e.g. "-XX:TieredStopAtLevel=1" (default none: the README's launch)
         --env K=V           extra environment for the scheduler (repeatable; wins over the defaults)
         --pg URL            PostgreSQL server, default postgresql://postgres@127.0.0.1:5432
         --grace-s 3         after everything arrived, keep listening this long for duplicates

@@ -5,6 +5,7 @@ import io.vertx.core.VertxOptions;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.security.SecureRandom;
+import java.util.List;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 
@@ -32,7 +33,7 @@ public final class Harness implements AutoCloseable {
   /** How {@link #server} was started, for {@link #startNode}. */
   private final NodeRecipe recipe;
 
-  private record NodeRecipe(Path jar, String heap, String bootstrapKey, Path logDir) {
+  private record NodeRecipe(Path jar, String heap, List<String> jvmFlags, String bootstrapKey, Path logDir) {
   }
 
   private Harness(Options options, Report report, Vertx vertx, Signer signer, Receiver receiver,
@@ -70,9 +71,11 @@ public final class Harness implements AutoCloseable {
       Path log = Path.of(o.string("results", benchDir.resolve("results").toString()))
           .resolve(scenario + "-server.log");
       report.setup("scheduler jar", jar + describeJar(jar));
+      List<String> jvmFlags = ServerProcess.jvmFlags(o);
       report.setup("scheduler heap", "-Xmx" + heap);
       report.setup("database", db.name());
-      server = ServerProcess.start(jar, heap, db.axUrl(), ACCESS_KEY + ":" + secret + ":bench", o.env(), log);
+      server = ServerProcess.start(jar, heap, jvmFlags, db.axUrl(), ACCESS_KEY + ":" + secret + ":bench", o.env(), log);
+      report.setup("scheduler launch", server.launch());
       report.setup("scheduler env", server.describedEnv().toString());
       report.setup("server log", log.toString());
       System.out.println("started scheduler pid " + server.pid() + " on port " + server.httpPort()
@@ -90,7 +93,7 @@ public final class Harness implements AutoCloseable {
         }
       }, "ax-bench-cleanup");
       Harness h = new Harness(o, report, vertx, signer, freceiver, receiverPort, fdb, fserver, api, hook,
-          new NodeRecipe(jar, heap, ACCESS_KEY + ":" + secret + ":bench", log.getParent()));
+          new NodeRecipe(jar, heap, jvmFlags, ACCESS_KEY + ":" + secret + ":bench", log.getParent()));
       self[0] = h;
       Runtime.getRuntime().addShutdownHook(hook);
       return h;
@@ -135,13 +138,13 @@ public final class Harness implements AutoCloseable {
   }
 
   /**
-   * Another node of the same installation (same jar, heap, database and bootstrap key), its AX_* from
+   * Another node of the same installation (same jar, heap, JVM flags, database and bootstrap key), its AX_* from
    * {@code --env} then {@code env}; the caller stops it. Its output goes to {@code <results>/<logName>}.
    */
   public ServerProcess startNode(java.util.Map<String, String> env, String logName) throws java.io.IOException {
     java.util.Map<String, String> all = new java.util.LinkedHashMap<>(options.env());
     all.putAll(env);
-    return ServerProcess.start(recipe.jar(), recipe.heap(), db.axUrl(), recipe.bootstrapKey(), all,
+    return ServerProcess.start(recipe.jar(), recipe.heap(), recipe.jvmFlags(), db.axUrl(), recipe.bootstrapKey(), all,
         recipe.logDir().resolve(logName));
   }
 

@@ -20,8 +20,9 @@ import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
 /**
- * One ax node as a separate OS process: {@code java -Xmx<heap> -jar ax.jar server}, configured only
- * through the environment as a user would, output into {@code results/<scenario>-server.log}.
+ * One ax node as a separate OS process: {@code java -Xmx<heap> [--ax-jvm-flags] -jar ax.jar server} (the
+ * README's launch), configured only through the environment as a user would, output into
+ * {@code results/<scenario>-server.log}.
  */
 public final class ServerProcess implements AutoCloseable {
   private static final Pattern SAMPLE = Pattern.compile("^([a-zA-Z_:][a-zA-Z0-9_:]*)(\\{([^}]*)\\})?\\s+(\\S+)");
@@ -30,16 +31,28 @@ public final class ServerProcess implements AutoCloseable {
   private final int httpPort;
   private final Path log;
   private final Map<String, String> axEnv;
+  private final String launch;
   private long shutdownOffset = -1; // log size when SIGTERM was sent
   private boolean killed;
   private long stopMs = -1;
   private final HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(2)).build();
 
-  private ServerProcess(Process process, int httpPort, Path log, Map<String, String> axEnv) {
+  private ServerProcess(Process process, int httpPort, Path log, Map<String, String> axEnv, String launch) {
     this.process = process;
     this.httpPort = httpPort;
     this.log = log;
     this.axEnv = axEnv;
+    this.launch = launch;
+  }
+
+  /**
+   * {@code --ax-jvm-flags "…"} split at spaces: JVM flags on the node's command line (e.g.
+   * {@code -XX:TieredStopAtLevel=1}, README "JVM flags"). None by default: ax as the README starts it.
+   * Unlike {@code --env JAVA_TOOL_OPTIONS=…} they reach only ax's nodes and show in the report's launch row.
+   */
+  public static List<String> jvmFlags(Options o) {
+    String flags = o.string("ax-jvm-flags", "").trim();
+    return flags.isEmpty() ? List.of() : List.of(flags.split("\\s+"));
   }
 
   public static int freePort() throws IOException {
@@ -53,7 +66,7 @@ public final class ServerProcess implements AutoCloseable {
    * Starts the node. Inherited AX_* variables are dropped so that a run depends only on its flags;
    * {@code extraEnv} (from --env) is applied last and wins.
    */
-  public static ServerProcess start(Path jar, String heap, String pgUrl, String bootstrapKey,
+  public static ServerProcess start(Path jar, String heap, List<String> jvmFlags, String pgUrl, String bootstrapKey,
                                     Map<String, String> extraEnv, Path log) throws IOException {
     if (!Files.isRegularFile(jar)) {
       throw new IllegalStateException("scheduler jar not found: " + jar
@@ -70,7 +83,9 @@ public final class ServerProcess implements AutoCloseable {
     ax.putAll(extraEnv);
 
     String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
-    List<String> cmd = new ArrayList<>(List.of(java, "-Xmx" + heap, "-jar", jar.toString(), "server"));
+    List<String> cmd = new ArrayList<>(List.of(java, "-Xmx" + heap));
+    cmd.addAll(jvmFlags);
+    cmd.addAll(List.of("-jar", jar.toString(), "server"));
     ProcessBuilder pb = new ProcessBuilder(cmd);
     pb.environment().keySet().removeIf(k -> k.startsWith("AX_"));
     pb.environment().putAll(ax);
@@ -79,7 +94,9 @@ public final class ServerProcess implements AutoCloseable {
     pb.redirectErrorStream(true);
     pb.redirectOutput(log.toFile());
     Process p = pb.start();
-    return new ServerProcess(p, port, log, ax);
+    List<String> shown = new ArrayList<>(cmd.subList(1, cmd.size()));
+    shown.set(shown.size() - 2, jar.getFileName().toString());
+    return new ServerProcess(p, port, log, ax, "java " + String.join(" ", shown));
   }
 
   public int httpPort() {
@@ -92,6 +109,11 @@ public final class ServerProcess implements AutoCloseable {
 
   public Path log() {
     return log;
+  }
+
+  /** The command line that started the node, the jar by its file name (for reports). */
+  public String launch() {
+    return launch;
   }
 
   /** The AX_* environment the node got, with the secret masked (for the report). */

@@ -57,10 +57,10 @@ public final class AxContender implements FullContender {
   @Override
   public Map<String, String> settings() {
     Map<String, String> m = new LinkedHashMap<>();
-    m.put("version", "target/ax.jar as built (java -Xmx" + h.options.string("heap", "512m") + " -jar ax.jar server)");
+    m.put("version", "target/ax.jar as built (" + h.server.launch() + ")");
     m.put("environment", h.server.describedEnv().toString().replaceAll("AX_PG_URL=[^,}]*", "AX_PG_URL=<fresh db>")
         .replaceAll("AX_(HTTP|BRIDGE)_PORT=\\d+", "AX_$1_PORT=<free port>"));
-    m.put("defaults in effect", "AX_PG_POOL_SIZE 8, AX_TICK_MS 10, AX_WHEEL_WINDOW_MS 10000, AX_LOAD_WINDOW_MS 60000, "
+    m.put("defaults in effect", "AX_PG_POOL_SIZE 8, AX_TICK_MS 20, AX_COMPLETION_LINGER_MS 20, AX_WHEEL_WINDOW_MS 10000, AX_LOAD_WINDOW_MS 60000, "
         + "AX_LOAD_INTERVAL_MS 1000, AX_LOAD_BATCH 5000, AX_CLAIM_BATCH 200, AX_HTTP_MAX_CONNECTIONS 256");
     m.put("task", "callback_url = the bench receiver (HTTP POST, answers 200 at once); lateness = arrival − trigger_time");
     m.put("ingest API", "signed POST /openapi/v1/tasks/batch, 1000 tasks per request (per-item 201)");

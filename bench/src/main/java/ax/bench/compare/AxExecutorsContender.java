@@ -78,7 +78,7 @@ public final class AxExecutorsContender implements Contender {
   @Override
   public Map<String, String> settings() {
     Map<String, String> m = new LinkedHashMap<>();
-    m.put("version", "target/ax.jar as built (java -Xmx" + h.options.string("heap", "512m") + " -jar ax.jar server) + "
+    m.put("version", "target/ax.jar as built (" + h.server.launch() + ") + "
         + EXECUTORS + " × java -Xmx256m -jar ax.jar executor --processors noop (default pools 8/16/8, buffer 256)");
     m.put("environment", h.server.describedEnv().toString().replaceAll("AX_PG_URL=[^,}]*", "AX_PG_URL=<fresh db>")
         .replaceAll("AX_(HTTP|BRIDGE)_PORT=\\d+", "AX_$1_PORT=<free port>")

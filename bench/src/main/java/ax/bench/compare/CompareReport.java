@@ -327,7 +327,8 @@ public final class CompareReport {
   private void method() {
     line("## How it was measured");
     line("");
-    line("- **Processes.** ax runs as users run it: `java -Xmx512m -jar target/ax.jar server`, a separate process, "
+    line("- **Processes.** ax runs as users run it: `java -Xmx512m -jar target/ax.jar server` (the settings table shows "
+        + "the command of this run), a separate process, "
         + "tasks in through the signed HTTP API (`POST /openapi/v1/tasks/batch`, 1000 per request), HTTP callbacks "
         + "to a receiver in the bench JVM. Each peer runs in its own child JVM (`-Xmx512m`, the bench jar's hidden "
         + "`peer` subcommand), scheduled through its own Java client API from 4 threads in that JVM, as an "
