@@ -83,10 +83,7 @@ public final class ServerProcess implements AutoCloseable {
     ax.putAll(extraEnv);
 
     String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
-    List<String> cmd = new ArrayList<>(List.of(java, "-Xmx" + heap));
-    cmd.addAll(jvmFlags);
-    cmd.addAll(List.of("-jar", jar.toString(), "server"));
-    ProcessBuilder pb = new ProcessBuilder(cmd);
+    ProcessBuilder pb = new ProcessBuilder(commandLine(java, heap, jvmFlags, jar.toString()));
     pb.environment().keySet().removeIf(k -> k.startsWith("AX_"));
     pb.environment().putAll(ax);
     Files.createDirectories(log.getParent());
@@ -94,9 +91,16 @@ public final class ServerProcess implements AutoCloseable {
     pb.redirectErrorStream(true);
     pb.redirectOutput(log.toFile());
     Process p = pb.start();
-    List<String> shown = new ArrayList<>(cmd.subList(1, cmd.size()));
-    shown.set(shown.size() - 2, jar.getFileName().toString());
-    return new ServerProcess(p, port, log, ax, "java " + String.join(" ", shown));
+    String launch = String.join(" ", commandLine("java", heap, jvmFlags, jar.getFileName().toString()));
+    return new ServerProcess(p, port, log, ax, launch);
+  }
+
+  /** {@code java -Xmx<heap> <flags> -jar <jar> server}: what is run, and (short names) what reports show. */
+  private static List<String> commandLine(String java, String heap, List<String> jvmFlags, String jar) {
+    List<String> cmd = new ArrayList<>(List.of(java, "-Xmx" + heap));
+    cmd.addAll(jvmFlags);
+    cmd.addAll(List.of("-jar", jar, "server"));
+    return cmd;
   }
 
   public int httpPort() {
