@@ -115,6 +115,17 @@ public final class HttpTargetInvoker {
         .map(p -> new Outcome(p.ok(), p.ok() ? p.resultJson() : null, p.error(), p.timedOut(), p.sent()));
   }
 
+  /**
+   * As {@link #invoke(HttpTask, String, long, Runnable)}, to {@code port} on this host's loopback without the
+   * allow-list and the DNS lookup ({@link CallPathWarmUp}'s receiver, which the policy would refuse).
+   */
+  Future<Outcome> invokeLoopback(HttpTask task, int port, String secret, long firedAtMs) {
+    Target loopback = new Target(CallbackUrlPolicy.Verdict.ok(), "127.0.0.1", port, false, "/");
+    return send(loopback, InetAddress.getLoopbackAddress(), task.taskId(),
+        requestBody(task, firedAtMs).getBytes(StandardCharsets.UTF_8), secret, firedAtMs, task.timeoutMs(), () -> { }, null)
+        .map(p -> new Outcome(p.ok(), p.ok() ? p.resultJson() : null, p.error(), p.timedOut(), p.sent()));
+  }
+
   /** As {@link #post(String, String, long, String, String, long, int, Runnable, Map)}, without a hand-over hook or trace. */
   public Future<Posted> post(String field, String url, long taskId, String body, String secret, long signedAtMs,
                              int timeoutMs) {

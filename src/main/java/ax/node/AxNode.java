@@ -34,6 +34,7 @@ import ax.dispatch.DispatchLoad;
 import ax.dispatch.OutcomeBacklog;
 import ax.fleet.RoutingPolicy;
 import ax.http.AlertPoster;
+import ax.http.CallPathWarmUp;
 import ax.http.CallbackUrlPolicy;
 import ax.http.HostResolver;
 import ax.http.HttpTargetInvoker;
@@ -303,6 +304,8 @@ public final class AxNode {
             routing::selectorFor, tracing)))
         .compose(id -> deployBridge(metrics))
         .compose(id -> deployAlerting(clock, metrics))
+        // before it may lead: a successor's first calls must not be the ones that load the call path
+        .compose(id -> CallPathWarmUp.run(vertx, invoker, CallPathWarmUp.CALLS))
         .compose(id -> vertx.deployVerticle(new LeaderVerticle(new LeaseStore(control), backlog, metrics,
             new LeaderVerticle.Settings(LeaseStore.SCHEDULER, holder, cluster.localMember(), config.leaseTtlMs()))))
         .compose(id -> {
