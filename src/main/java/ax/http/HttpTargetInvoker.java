@@ -94,6 +94,11 @@ public final class HttpTargetInvoker {
     public boolean ok() {
       return status >= 200 && status < 300;
     }
+
+    /** What it means for an HTTP target: the result kept only from a 2xx. */
+    Outcome outcome() {
+      return new Outcome(ok(), ok() ? resultJson : null, error, timedOut, sent);
+    }
   }
 
   /**
@@ -112,7 +117,7 @@ public final class HttpTargetInvoker {
                                 Map<String, String> traceHeaders) {
     return post("callback_url", task.callbackUrl(), task.taskId(), requestBody(task, firedAtMs), secret, firedAtMs,
         task.timeoutMs(), onSent, traceHeaders)
-        .map(p -> new Outcome(p.ok(), p.ok() ? p.resultJson() : null, p.error(), p.timedOut(), p.sent()));
+        .map(Posted::outcome);
   }
 
   /**
@@ -123,7 +128,7 @@ public final class HttpTargetInvoker {
     Target loopback = new Target(CallbackUrlPolicy.Verdict.ok(), "127.0.0.1", port, false, "/");
     return send(loopback, InetAddress.getLoopbackAddress(), task.taskId(),
         requestBody(task, firedAtMs).getBytes(StandardCharsets.UTF_8), secret, firedAtMs, task.timeoutMs(), () -> { }, null)
-        .map(p -> new Outcome(p.ok(), p.ok() ? p.resultJson() : null, p.error(), p.timedOut(), p.sent()));
+        .map(Posted::outcome);
   }
 
   /** As {@link #post(String, String, long, String, String, long, int, Runnable, Map)}, without a hand-over hook or trace. */
