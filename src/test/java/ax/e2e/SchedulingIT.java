@@ -14,6 +14,11 @@ import java.sql.Connection;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
@@ -342,13 +347,14 @@ class SchedulingIT {
   void aKeyFloodingFarPastItsBucketLeavesAnotherKeysCallsAnsweredAndAsFast() throws Exception {
     ApiClient slow = new ApiClient(ax.port, "slow-key", "slow-secret-0123456789abcdef");
     int neighbourCalls = 300;
-    neighbourLatencies(20); // the neighbour's path warm before either measurement
-    List<Long> alone = neighbourLatencies(neighbourCalls);
-    java.util.concurrent.atomic.AtomicBoolean flooding = new java.util.concurrent.atomic.AtomicBoolean(true);
-    java.util.concurrent.atomic.AtomicInteger floodCalls = new java.util.concurrent.atomic.AtomicInteger();
-    java.util.concurrent.atomic.AtomicInteger admitted = new java.util.concurrent.atomic.AtomicInteger();
-    java.util.concurrent.atomic.AtomicInteger otherAnswers = new java.util.concurrent.atomic.AtomicInteger();
-    java.util.concurrent.ExecutorService flood = java.util.concurrent.Executors.newFixedThreadPool(2);
+    List<Integer> aloneStatuses = new ArrayList<>();
+    neighbourLatencies(20, aloneStatuses); // the neighbour's path warm before either measurement
+    List<Long> alone = neighbourLatencies(neighbourCalls, aloneStatuses);
+    AtomicBoolean flooding = new AtomicBoolean(true);
+    AtomicInteger floodCalls = new AtomicInteger();
+    AtomicInteger admitted = new AtomicInteger();
+    AtomicInteger otherAnswers = new AtomicInteger();
+    ExecutorService flood = Executors.newFixedThreadPool(2);
     long floodStarted = System.nanoTime();
     for (int t = 0; t < 2; t++) {
       flood.submit(() -> {
@@ -372,7 +378,7 @@ class SchedulingIT {
     } finally {
       flooding.set(false);
       flood.shutdown();
-      assertTrue(flood.awaitTermination(30, java.util.concurrent.TimeUnit.SECONDS), "the flood stopped");
+      assertTrue(flood.awaitTermination(30, TimeUnit.SECONDS), "the flood stopped");
     }
     double floodSeconds = (System.nanoTime() - floodStarted) / 1e9;
     long refused = neighbourStatuses.stream().filter(s -> s != 200).count();
@@ -395,10 +401,7 @@ class SchedulingIT {
     assertTrue(admitted.get() <= allowed, "the flooding key was admitted " + admitted.get() + " times in "
         + floodSeconds + " s; its bucket allows " + allowed);
     assertEquals(0, refused, "the neighbour's calls were all answered 200: " + neighbourStatuses);
-  }
-
-  private List<Long> neighbourLatencies(int calls) throws Exception {
-    return neighbourLatencies(calls, new ArrayList<>());
+    assertTrue(aloneStatuses.stream().allMatch(s -> s == 200), "the baseline calls were all answered 200: " + aloneStatuses);
   }
 
   /** {@code calls} signed list calls of the unlimited key one after another: each one's microseconds. */
