@@ -37,7 +37,9 @@ final class AxProcess implements AutoCloseable {
       throw new IllegalStateException(jar + " is missing: run `mvn package` (the e2e tests run in `verify`)");
     }
     Path log = Files.createTempFile("ax-e2e-", ".log");
-    List<String> cmd = new ArrayList<>(List.of(javaBin(), "-Xmx512m", "-jar", jar, command));
+    List<String> cmd = new ArrayList<>(List.of(javaBin(), "-Xmx512m"));
+    cmd.addAll(nodeJvmFlags());
+    cmd.addAll(List.of("-jar", jar, command));
     ProcessBuilder pb = new ProcessBuilder(cmd).redirectErrorStream(true).redirectOutput(log.toFile());
     Map<String, String> e = pb.environment();
     e.keySet().removeIf(k -> k.startsWith("AX_"));
@@ -51,6 +53,15 @@ final class AxProcess implements AutoCloseable {
       throw notHealthy;
     }
     return p;
+  }
+
+  /**
+   * {@code -Dax.nodeJvmFlags="…"}, split at spaces: JVM flags for every node a test starts, as the bench's
+   * {@code --ax-jvm-flags} (e.g. the README's class-data sharing archive); none by default.
+   */
+  private static List<String> nodeJvmFlags() {
+    String flags = System.getProperty("ax.nodeJvmFlags", "").trim();
+    return flags.isEmpty() ? List.of() : List.of(flags.split("\\s+"));
   }
 
   static String javaBin() {
