@@ -31,9 +31,14 @@ start() {
     AX_BOOTSTRAP_KEY=start-cost:start-cost-secret-0123456789abcdef:bench AX_CALLBACK_ALLOWLIST=127.0.0.1 \
     java "$@" -jar "$jar" server > "$work/node.log" 2>&1 &
   pid=$!
-  for _ in $(seq 1200); do
-    grep -q "server is up" "$work/node.log" && break
-    kill -0 "$pid" 2> /dev/null || { cat "$work/node.log" >&2; exit 1; }
+  local waited=0
+  until grep -q "server is up" "$work/node.log"; do
+    if ! kill -0 "$pid" 2> /dev/null || (( waited++ >= 1200 )); then # exited, or not up within 60 s
+      echo "start-cost: the node did not come up:" >&2; cat "$work/node.log" >&2
+      kill -9 "$pid" 2> /dev/null || true
+      psql -h 127.0.0.1 -U postgres -qc "drop database if exists $db" || true
+      exit 1
+    fi
     sleep 0.05
   done
   t1=$(date +%s%N)
