@@ -18,6 +18,7 @@ import ax.api.auth.RedisNonceStore;
 import ax.ratelimit.InMemoryRateLimiter;
 import ax.ratelimit.RateLimiter;
 import ax.ratelimit.RedisRateLimiter;
+import ax.ratelimit.RefusalMemo;
 import ax.bridge.ExecutorTokens;
 import ax.bus.Addresses;
 import ax.bus.LeaderWatch;
@@ -335,7 +336,8 @@ public final class AxNode {
       shared.markMemoryStart();
       vertx.setPeriodic(1_000, id -> shared.markMemoryStart());
       nonces = shared;
-      limiter = new RedisRateLimiter(redis, "ax:", limiter);
+      // a key over its limit is refused from memory until its next token is due, not at a Redis call each
+      limiter = new RefusalMemo(new RedisRateLimiter(redis, "ax:", limiter), System::nanoTime);
     }
     return new HmacAuthHandler(keys, nonces, limiter, config.defaultRateLimit(), clock);
   }
