@@ -529,7 +529,12 @@ class Executor:
             return False
         # Subscribe once per connection: the bridge keeps one consumer per register frame and only
         # unregisters the last one on close, so a second subscribe would leak a consumer.
-        conn.send({"type": "register", "address": INBOX_PREFIX + self.executor_id})
+        try:
+            conn.send({"type": "register", "address": INBOX_PREFIX + self.executor_id})
+        except OSError as e:  # the node went away just after answering: connect again, as on any drop
+            LOG.warning("connection to %s lost while subscribing: %s", conn.label, e)
+            conn.close()
+            return True
         next_heartbeat = time.monotonic()
         while not conn.closed.is_set() and not self._gone:
             now = time.monotonic()

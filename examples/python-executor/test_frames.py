@@ -6,6 +6,7 @@ Run: python3 -m unittest discover -s examples/python-executor
 import base64
 import json
 import struct
+import threading
 import unittest
 
 import ax_executor as ax
@@ -304,6 +305,34 @@ class ExecutorResultTest(unittest.TestCase):
         self.assertEqual("FAILED", outcome["status"])
         self.assertIn("always fails", outcome["error"])
 
+
+
+class LostConnection:
+    """A connection whose socket the reader already closed: every send fails as a closed descriptor does."""
+
+    label = "127.0.0.1:1"
+
+    def __init__(self):
+        self.closed = threading.Event()
+
+    def send(self, frame):
+        raise OSError(9, "Bad file descriptor")
+
+    def close(self):
+        self.closed.set()
+
+
+class SessionTest(unittest.TestCase):
+
+    def test_a_connection_lost_right_after_registering_means_connecting_again_not_exiting(self):
+        executor = ax.Executor([("127.0.0.1", 1)], "t", "ex-1", ax.builtin_processors("ex-1"), threads=1, buffer=0)
+        executor._register = lambda conn, first: True   # the node answered the register request, then went away
+        conn = LostConnection()
+        try:
+            self.assertTrue(executor._serve(conn), "registered, so run() resets its backoff and connects again")
+        finally:
+            executor._pool.shutdown(wait=True)
+        self.assertTrue(conn.closed.is_set())
 
 if __name__ == "__main__":
     unittest.main()
