@@ -137,7 +137,27 @@ public record AxConfig(
   }
 
   public static AxConfig fromEnv(Map<String, String> env, boolean devMode) {
+    return read(new EnvReader(env), devMode);
+  }
+
+  /**
+   * One AX_* variable as a node resolves it: its value ({@code null} when unset without a default) and
+   * whether it came from the environment or is the default.
+   */
+  public record Setting(String name, String value, boolean set) {
+  }
+
+  /**
+   * Every setting {@link #fromEnv} reads, in the order it reads them, as it resolves them — validated
+   * the same way, so a bad value throws the same {@link ConfigException}. What {@code ax config} prints.
+   */
+  public static List<Setting> settingsInEffect(Map<String, String> env, boolean devMode) {
     EnvReader r = new EnvReader(env);
+    read(r, devMode);
+    return r.readings();
+  }
+
+  private static AxConfig read(EnvReader r, boolean devMode) {
     SchedulerTuning d = SchedulerTuning.defaults();
     SchedulerTuning tuning = new SchedulerTuning(
         r.longIn("AX_TICK_MS", d.tickMs(), 1, 1_000),

@@ -30,6 +30,16 @@ public record RateLimitSpec(double ratePerSecond, double burst) {
    *
    * @throws IllegalArgumentException naming the text when it is not of that form or not positive
    */
+  /** {@code "rate/burst"}, e.g. {@code "20/20"}: what {@link #parse} reads back. */
+  @Override
+  public String toString() {
+    return number(ratePerSecond) + "/" + number(burst);
+  }
+
+  private static String number(double value) {
+    return value == Math.rint(value) ? Long.toString((long) value) : Double.toString(value);
+  }
+
   public static RateLimitSpec parse(String spec) {
     String text = spec == null ? "" : spec.trim();
     Matcher matcher = SPEC.matcher(text);

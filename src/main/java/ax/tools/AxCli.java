@@ -10,7 +10,7 @@ import java.util.Map;
 
 /**
  * The command line of {@code java -jar ax.jar}: one picocli command per job ({@code server}, {@code dev},
- * {@code sign}, {@code executor}, {@code executor-token}, {@code tenants}, {@code keys}, {@code admin-token}), each with {@code --help} and {@code --version}.
+ * {@code config}, {@code sign}, {@code executor}, {@code executor-token}, {@code tenants}, {@code keys}, {@code admin-token}), each with {@code --help} and {@code --version}.
  * Anything it cannot parse (an unknown flag, a missing required one, a stray word) is refused with the
  * reason on stderr and exit code 2 before the command does anything: a mistyped flag of {@code sign}
  * must not become a request signed without it. Parsing needs no process: tests build
@@ -32,6 +32,7 @@ public final class AxCli {
     CommandLine cli = new CommandLine(new AxCommand())
         .addSubcommand(new ServerCommand(env))
         .addSubcommand(new DevCommand(env))
+        .addSubcommand(new ConfigCommand(env))
         .addSubcommand(new SignCommand())
         .addSubcommand(new ExecutorCommand(env))
         .addSubcommand(new ExecutorTokenCommand(env))

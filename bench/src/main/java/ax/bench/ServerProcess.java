@@ -32,12 +32,17 @@ public final class ServerProcess implements AutoCloseable {
   private final Path log;
   private final Map<String, String> axEnv;
   private final String launch;
+  private final String javaExe;
+  private final Path jar;
   private long shutdownOffset = -1; // log size when SIGTERM was sent
   private boolean killed;
   private long stopMs = -1;
   private final HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(2)).build();
 
-  private ServerProcess(Process process, int httpPort, Path log, Map<String, String> axEnv, String launch) {
+  private ServerProcess(Process process, int httpPort, Path log, Map<String, String> axEnv, String launch,
+                        String java, Path jar) {
+    this.javaExe = java;
+    this.jar = jar;
     this.process = process;
     this.httpPort = httpPort;
     this.log = log;
@@ -92,7 +97,7 @@ public final class ServerProcess implements AutoCloseable {
     pb.redirectOutput(log.toFile());
     Process p = pb.start();
     String launch = String.join(" ", commandLine("java", heap, jvmFlags, jar.getFileName().toString()));
-    return new ServerProcess(p, port, log, ax, launch);
+    return new ServerProcess(p, port, log, ax, launch, java, jar);
   }
 
   /** {@code java -Xmx<heap> <flags> -jar <jar> server}: what is run, and (short names) what reports show. */
@@ -125,6 +130,30 @@ public final class ServerProcess implements AutoCloseable {
     Map<String, String> m = new LinkedHashMap<>(axEnv);
     m.computeIfPresent("AX_BOOTSTRAP_KEY", (k, v) -> v.replaceAll(":[^:]+:", ":***:"));
     return m;
+  }
+
+  /**
+   * The named settings as this node resolved them, from the jar's own {@code ax config} run in the node's
+   * environment (so a report never shows a default the jar does not have), e.g. {@code "AX_TICK_MS 20"};
+   * a jar without that command is said to be so.
+   */
+  public String settingsInEffect(List<String> names) throws IOException, InterruptedException {
+    ProcessBuilder pb = new ProcessBuilder(javaExe, "-jar", jar.toString(), "config").redirectErrorStream(true);
+    pb.environment().keySet().removeIf(k -> k.startsWith("AX_"));
+    pb.environment().putAll(axEnv);
+    Process p = pb.start();
+    String out = new String(p.getInputStream().readAllBytes());
+    if (p.waitFor() != 0) {
+      return "unknown (`ax config` of this jar: " + out.lines().findFirst().orElse("no output") + ")";
+    }
+    Map<String, String> values = new LinkedHashMap<>();
+    out.lines().map(line -> line.split("=", 2)).filter(kv -> kv.length == 2)
+        .forEach(kv -> values.put(kv[0], kv[1].replaceAll("\\s+#.*", "")));
+    List<String> shown = new ArrayList<>();
+    for (String name : names) {
+      shown.add(name + " " + values.getOrDefault(name, "?"));
+    }
+    return String.join(", ", shown);
   }
 
   /** Polls GET /health until 200; fails early with the log tail if the process exits. Returns ms taken. */

@@ -17,6 +17,7 @@ import java.sql.Connection;
 import java.sql.SQLException;
 import java.sql.Statement;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
@@ -54,14 +55,24 @@ public final class AxContender implements FullContender {
     return "ax";
   }
 
+  /** The hot path's settings as the jar resolves them (`ax config`), not as this class remembers them. */
+  private String settingsInEffect() {
+    try {
+      return h.server.settingsInEffect(List.of("AX_PG_POOL_SIZE", "AX_TICK_MS", "AX_COMPLETION_LINGER_MS",
+          "AX_WHEEL_WINDOW_MS", "AX_LOAD_WINDOW_MS", "AX_LOAD_INTERVAL_MS", "AX_LOAD_BATCH", "AX_CLAIM_BATCH",
+          "AX_CLAIM_LEAD_MS", "AX_HTTP_MAX_CONNECTIONS"));
+    } catch (Exception e) {
+      return "unknown (" + e + ")";
+    }
+  }
+
   @Override
   public Map<String, String> settings() {
     Map<String, String> m = new LinkedHashMap<>();
     m.put("version", "target/ax.jar as built (" + h.server.launch() + ")");
     m.put("environment", h.server.describedEnv().toString().replaceAll("AX_PG_URL=[^,}]*", "AX_PG_URL=<fresh db>")
         .replaceAll("AX_(HTTP|BRIDGE)_PORT=\\d+", "AX_$1_PORT=<free port>"));
-    m.put("defaults in effect", "AX_PG_POOL_SIZE 8, AX_TICK_MS 20, AX_COMPLETION_LINGER_MS 20, AX_WHEEL_WINDOW_MS 10000, AX_LOAD_WINDOW_MS 60000, "
-        + "AX_LOAD_INTERVAL_MS 1000, AX_LOAD_BATCH 5000, AX_CLAIM_BATCH 200, AX_HTTP_MAX_CONNECTIONS 256");
+    m.put("settings in effect", settingsInEffect());
     m.put("task", "callback_url = the bench receiver (HTTP POST, answers 200 at once); lateness = arrival − trigger_time");
     m.put("ingest API", "signed POST /openapi/v1/tasks/batch, 1000 tasks per request (per-item 201)");
     m.put("recurring", "one signed POST /openapi/v1/schedules per schedule (4 in flight): every_ms with start_at = the "
