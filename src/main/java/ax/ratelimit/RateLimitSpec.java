@@ -24,12 +24,6 @@ public record RateLimitSpec(double ratePerSecond, double burst) {
     }
   }
 
-  /**
-   * Parses {@code "rate"} (burst = rate, but at least 1) or {@code "rate/burst"}, e.g. {@code "20"}
-   * or {@code "20/40"}; plain decimal numbers, spaces around the whole ignored.
-   *
-   * @throws IllegalArgumentException naming the text when it is not of that form or not positive
-   */
   /** {@code "rate/burst"}, e.g. {@code "20/20"}: what {@link #parse} reads back. */
   @Override
   public String toString() {
@@ -40,6 +34,12 @@ public record RateLimitSpec(double ratePerSecond, double burst) {
     return value == Math.rint(value) ? Long.toString((long) value) : Double.toString(value);
   }
 
+  /**
+   * Parses {@code "rate"} (burst = rate, but at least 1) or {@code "rate/burst"}, e.g. {@code "20"}
+   * or {@code "20/40"}; plain decimal numbers, spaces around the whole ignored.
+   *
+   * @throws IllegalArgumentException naming the text when it is not of that form or not positive
+   */
   public static RateLimitSpec parse(String spec) {
     String text = spec == null ? "" : spec.trim();
     Matcher matcher = SPEC.matcher(text);
