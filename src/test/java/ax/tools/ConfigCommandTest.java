@@ -60,4 +60,16 @@ class ConfigCommandTest {
     assertEquals(AxCli.USAGE, run.code());
     assertTrue(run.err().contains("AX_PG_URL is required"), run.err());
   }
+
+  @Test
+  void withDevItShowsWhatAxDevWouldRunWith() {
+    CliRun run = CliRun.run(Map.of(), "config", "--dev");
+
+    assertEquals(0, run.code(), run.err());
+    assertTrue(run.out().contains("AX_PG_URL=   # default: an embedded PostgreSQL, discarded on exit\n"), run.out());
+    assertTrue(run.out().contains("AX_BOOTSTRAP_KEY=   # default: dev-<random>, printed at start\n"), run.out());
+    assertTrue(run.out().contains("AX_CALLBACK_ALLOWLIST=127.0.0.1,localhost   # default\n"), run.out());
+    CliRun server = CliRun.run(Map.of("AX_PG_URL", "postgresql://127.0.0.1/ax"), "config");
+    assertTrue(server.out().contains("AX_CALLBACK_ALLOWLIST=   # not set\n"), server.out());
+  }
 }
