@@ -22,8 +22,7 @@ public final class HazelcastSettings {
    * each. Members with different counts cannot form one cluster: upgrading across this change is a
    * restart of the whole cluster, not a rolling one.
    */
-  static final int PARTITION_COUNT = 31;
-  static final String PARTITION_COUNT_PROPERTY = "hazelcast.partition.count";
+  private static final int PARTITION_COUNT = 31;
 
   private HazelcastSettings() {
   }
@@ -40,7 +39,7 @@ public final class HazelcastSettings {
     // routing to a dead node long after the leader lease moved on.
     c.setProperty("hazelcast.max.no.heartbeat.seconds", "10");
     c.setProperty("hazelcast.heartbeat.interval.seconds", "1");
-    c.setProperty(PARTITION_COUNT_PROPERTY, Integer.toString(PARTITION_COUNT));
+    c.setProperty("hazelcast.partition.count", Integer.toString(PARTITION_COUNT));
     NetworkConfig net = c.getNetworkConfig();
     net.setPort(s.port()).setPortAutoIncrement(false);
     net.getInterfaces().setEnabled(true).addInterface(s.host());
