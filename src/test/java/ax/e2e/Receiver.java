@@ -27,6 +27,15 @@ final class Receiver implements AutoCloseable {
     long latenessMs() {
       return arrivedAtMs - triggerTimeMs;
     }
+
+    /**
+     * When the node signed the call ({@code t=} of {@code X-Ax-Signature}, its database clock, read as the
+     * task was released), so a hit's lateness splits into the node's part ({@code signedAtMs - triggerTimeMs})
+     * and the way here ({@code arrivedAtMs - signedAtMs}: the node's HTTP client, the kernel, this receiver).
+     */
+    long signedAtMs() {
+      return Long.parseLong(signature.substring("t=".length(), signature.indexOf(',')));
+    }
   }
 
   private final Vertx vertx = Vertx.vertx();

@@ -26,6 +26,10 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * ready — time taken from the leader next to it, which nodes on their own machines do not share. The
  * lateness "during the restarts" counts the tasks due from each SIGTERM until {@link #AFTER_READY_MS} after
  * that node is ready again, the same windows whatever the pacing, so a longer pause does not dilute it.
+ *
+ * <p>Each call's lateness is also reported in two parts, split at the {@code t=} of its signature (the
+ * node's clock when it released the task): due → signed is the node's own, signed → received is its HTTP
+ * client, the kernel and this test's receiver, which here share the two cores with a starting JVM.
  */
 class RollingRestartIT {
   private static final long TTL_MS = 15_000;
@@ -111,14 +115,23 @@ class RollingRestartIT {
       assertEquals(ids.size(), ax.count("SELECT count(*) FROM tasks WHERE status = 'SUCCESS'"), "every task succeeded");
       List<Long> steady = new ArrayList<>();
       List<Long> restarting = new ArrayList<>();
+      // the same lateness in two parts: until the node signed the call, and from there to the receiver
+      List<Long> steadySigned = new ArrayList<>();
+      List<Long> restartingSigned = new ArrayList<>();
+      List<Long> steadyOnTheWay = new ArrayList<>();
+      List<Long> restartingOnTheWay = new ArrayList<>();
       List<Long> successorsFirstSecond = new ArrayList<>(); // a new leader's first calls: its cold paths show here
       long early = 0;
       for (Receiver.Hit h : receiver.hits) {
         early += h.latenessMs() < 0 ? 1 : 0;
         if (h.triggerTimeMs() < steadyUntil) {
           steady.add(h.latenessMs());
+          steadySigned.add(h.signedAtMs() - h.triggerTimeMs());
+          steadyOnTheWay.add(h.arrivedAtMs() - h.signedAtMs());
         } else if (restartWindows.stream().anyMatch(w -> h.triggerTimeMs() >= w[0] && h.triggerTimeMs() <= w[1])) {
           restarting.add(h.latenessMs());
+          restartingSigned.add(h.signedAtMs() - h.triggerTimeMs());
+          restartingOnTheWay.add(h.arrivedAtMs() - h.signedAtMs());
         }
         if (successorsLedAt.stream().anyMatch(at -> h.triggerTimeMs() >= at && h.triggerTimeMs() < at + 1_000)) {
           successorsFirstSecond.add(h.latenessMs());
@@ -131,6 +144,10 @@ class RollingRestartIT {
       figures.put("early", early);
       figures.put("lateness_p99_steady_ms", FaultRow.percentile(steady, 99));
       figures.put("lateness_p99_restarting_ms", FaultRow.percentile(restarting, 99));
+      figures.put("signed_late_p99_steady_ms", FaultRow.percentile(steadySigned, 99));
+      figures.put("signed_late_p99_restarting_ms", FaultRow.percentile(restartingSigned, 99));
+      figures.put("signed_to_received_p99_steady_ms", FaultRow.percentile(steadyOnTheWay, 99));
+      figures.put("signed_to_received_p99_restarting_ms", FaultRow.percentile(restartingOnTheWay, 99));
       figures.put("lateness_max_successors_first_second_ms", successorsFirstSecond.stream().mapToLong(l -> l).max().orElse(-1));
       figures.put("resigned_after_sigterm_ms_max", resignedAfterMax);
       figures.put("successor_after_resignation_ms_max", successorAfterResignMax);
@@ -143,6 +160,9 @@ class RollingRestartIT {
               + "%s, during the restarts %s (settle %d ms), in a successor's first second %s; %s%n", ids.size(),
           calls.lost(), calls.twice(), early, figures(steady), figures(restarting), SETTLE_MS,
           figures(successorsFirstSecond), String.join("; ", handOvers));
+      System.out.printf("RollingRestartIT lateness in parts, p50/p99/max: due → signed by the node steady %s, during "
+          + "the restarts %s; signed → received steady %s, during the restarts %s%n", figures(steadySigned),
+          figures(restartingSigned), figures(steadyOnTheWay), figures(restartingOnTheWay));
       System.out.println("RollingRestartIT events, ms after the first due: " + events);
       receiver.hits.stream().sorted((a, b) -> Long.compare(b.latenessMs(), a.latenessMs())).limit(10)
           .forEach(h -> {
@@ -154,7 +174,8 @@ class RollingRestartIT {
             } catch (Exception e) {
               node = e.toString();
             }
-            System.out.println("RollingRestartIT latest calls: late " + h.latenessMs() + " due+" + (h.triggerTimeMs() - firstDue) + node);
+            System.out.println("RollingRestartIT latest calls: late " + h.latenessMs() + " (signed +"
+                + (h.signedAtMs() - h.triggerTimeMs()) + ") due+" + (h.triggerTimeMs() - firstDue) + node);
           });
       assertEquals(0, calls.lost(), "lost");
       assertEquals(0, calls.twice(), "run twice");
