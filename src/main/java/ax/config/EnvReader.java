@@ -18,8 +18,7 @@ final class EnvReader {
   }
 
   String string(String name, String fallback) {
-    String v = raw(name);
-    remember(name, v == null ? fallback : v, v != null);
+    String v = read(name, fallback);
     return v == null ? fallback : v;
   }
 
@@ -28,13 +27,16 @@ final class EnvReader {
     return List.copyOf(readings.values());
   }
 
-  private String raw(String name) {
+  /**
+   * The variable's trimmed value, null when unset or blank; remembered as read, with {@code fallback}
+   * standing for it when unset (a value later refused is remembered as given, the read then throws).
+   */
+  private String read(String name, Object fallback) {
     String v = env.get(name);
-    return v == null || v.isBlank() ? null : v.trim();
-  }
-
-  private void remember(String name, Object value, boolean set) {
-    readings.put(name, new AxConfig.Setting(name, value == null ? null : value.toString(), set));
+    v = v == null || v.isBlank() ? null : v.trim();
+    Object resolved = v == null ? fallback : v;
+    readings.put(name, new AxConfig.Setting(name, resolved == null ? null : resolved.toString(), v != null));
+    return v;
   }
 
   int intIn(String name, int fallback, int min, int max) {
@@ -42,8 +44,7 @@ final class EnvReader {
   }
 
   long longIn(String name, long fallback, long min, long max) {
-    String v = raw(name);
-    remember(name, v == null ? fallback : v, v != null);
+    String v = read(name, fallback);
     if (v == null) {
       return fallback;
     }
@@ -60,8 +61,7 @@ final class EnvReader {
   }
 
   <T> T parsed(String name, T fallback, Function<String, T> parser) {
-    String v = raw(name);
-    remember(name, v == null ? fallback : v, v != null);
+    String v = read(name, fallback);
     if (v == null) {
       return fallback;
     }
