@@ -62,6 +62,7 @@ public final class ExecutionStore {
         epoch          = lease.epoch,
         executor_id    = :executor,
         last_run_node  = :node,
+        started_at     = NULL, -- set by the ack (RUNNING) or the result; never the previous attempt's
         lease_deadline = greatest(now(), t.next_trigger_time)
                          + (:ack_timeout_ms + t.timeout_ms) * interval '1 millisecond',
         updated_at     = now()

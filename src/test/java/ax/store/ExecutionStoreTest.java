@@ -223,6 +223,27 @@ class ExecutionStoreTest {
   }
 
   @Test
+  void anAttemptWhoseAckWasNotWrittenDoesNotInheritThePreviousAttemptsStart() throws Exception {
+    NewTask t = ready();
+    Attempt first = store.dispatch(new long[] {t.taskId()}, "ex-1", 2_000, 0, fence).await().get(0);
+    store.acked(List.of(first), "ex-1", fence).await();
+    String firstStart = db.pool.query("SELECT started_at::text FROM tasks WHERE task_id = " + t.taskId())
+        .execute().await().iterator().next().getString(0);
+    Thread.sleep(20);
+    AttemptBudget held = store.heldBy("ex-1", 100).await().get(0); // ex-1 went OFFLINE: a retry in 1 s
+    store.complete(List.of(OUTCOMES.failed(t.taskId(), held.attempt(), held.retryCount(), held.maxRetry(),
+        "executor went OFFLINE", false, db.dbNow())), "ex-1", fence).await();
+    Attempt second = store.dispatch(new long[] {t.taskId()}, "ex-2", 2_000, 5_000, fence).await().get(0);
+    // the RUNNING write is informative and may be skipped (SKIP LOCKED): here the result comes first
+    store.complete(List.of(OUTCOMES.succeeded(t.taskId(), second.attempt(), 0, "{}")), "ex-2", fence).await();
+
+    // it once carried the first attempt's start, which the executor-crash fault row read as an overlap
+    assertEquals(1, db.pool.query("SELECT 1 FROM task_attempts WHERE task_id = " + t.taskId() + " AND attempt = "
+        + second.attempt() + " AND started_at > '" + firstStart + "'::timestamptz + interval '10 milliseconds'")
+        .execute().await().rowCount(), "the second attempt's started_at is its own, not " + firstStart);
+  }
+
+  @Test
   void whatAnOfflineExecutorHeldGoesThroughTheRetryPolicy() {
     NewTask t = ready();
     Attempt d = store.dispatch(new long[] {t.taskId()}, "ex-1", 2_000, 0, fence).await().get(0);
