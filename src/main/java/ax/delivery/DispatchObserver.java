@@ -31,6 +31,12 @@ public interface DispatchObserver {
   /** Tasks a live executor never answered for, past their deadline: their room is given back. */
   void roomGivenBack(int tasks);
 
+  /**
+   * This node's health checks stopped for {@code gapMs} (a GC pause, a stopped or starved process): missed
+   * heartbeats are counted again from now, not over the time it was not looking.
+   */
+  void notWatching(long gapMs);
+
   DispatchObserver NONE = new DispatchObserver() {
     @Override
     public void executorEvent(String executorId, String event) {
@@ -58,6 +64,10 @@ public interface DispatchObserver {
 
     @Override
     public void roomGivenBack(int tasks) {
+    }
+
+    @Override
+    public void notWatching(long gapMs) {
     }
   };
 }

@@ -638,6 +638,14 @@ public final class ExecutorDispatch {
     if (!leading()) {
       return done();
     }
+    long sinceLastTick = nowMs - lastTickMs;
+    if (sinceLastTick > settings.tickMs() + settings.heartbeatMs()) {
+      // Ticks run every tickMs: a gap this long means this node itself was not running, and the heartbeats
+      // sent meanwhile are queued behind this tick. Judging by them now declared live executors OFFLINE
+      // (and failed their tasks) after a 2 s stop of a node with 500 ms heartbeats.
+      registry.notWatchedUntil(nowMs);
+      observer.notWatching(sinceLastTick);
+    }
     lastTickMs = Math.max(lastTickMs, nowMs);
     ExecutorRegistry.Sweep sweep = registry.sweep(nowMs);
     for (ExecutorSession s : sweep.suspect()) {

@@ -26,6 +26,8 @@ public final class ExecutorRegistry {
   private final long heartbeatMs;
   private final Map<String, ExecutorSession> sessions = new HashMap<>();
   private final Set<String> quarantined = new HashSet<>();
+  /** Heartbeats count as missed only from here on: see {@link #notWatchedUntil}. */
+  private long watchingSinceMs = Long.MIN_VALUE;
 
   public ExecutorRegistry(long heartbeatMs) {
     this.heartbeatMs = heartbeatMs;
@@ -99,6 +101,16 @@ public final class ExecutorRegistry {
     return s.isPresent();
   }
 
+  /**
+   * This node was not running until {@code nowMs} (a GC pause, a stopped or starved process): heartbeats
+   * the executors sent meanwhile are still queued, unread, so the time before now says nothing about them.
+   * Missed heartbeats are counted from now on; an executor that did die meanwhile is declared OFFLINE
+   * {@link #OFFLINE_AFTER_MISSED} intervals later instead of at once.
+   */
+  public void notWatchedUntil(long nowMs) {
+    watchingSinceMs = Math.max(watchingSinceMs, nowMs);
+  }
+
   /** Outcome of a {@link #sweep}: sessions that just turned SUSPECT, and those declared OFFLINE. */
   public record Sweep(List<ExecutorSession> suspect, List<ExecutorSession> offline) {
   }
@@ -111,7 +123,7 @@ public final class ExecutorRegistry {
     List<ExecutorSession> suspect = new ArrayList<>();
     List<ExecutorSession> offline = new ArrayList<>();
     for (ExecutorSession s : List.copyOf(sessions.values())) {
-      long missed = (nowMs - s.lastHeartbeatMs) / heartbeatMs;
+      long missed = (nowMs - Math.max(s.lastHeartbeatMs, watchingSinceMs)) / heartbeatMs;
       if (missed >= OFFLINE_AFTER_MISSED) {
         sessions.remove(s.executorId());
         quarantined.add(s.executorId());

@@ -701,5 +701,12 @@ public final class ExecutorVerticle extends TermBoundVerticle {
       LOG.warning(tasks + " tasks handed to live executors were never answered for by their deadline; their room "
           + "is given back and the recovery scan times them out");
     }
+
+    @Override
+    public void notWatching(long gapMs) {
+      metrics.recordExecutorEvent("health_check_paused");
+      LOG.warning("this node did not check executors' heartbeats for " + gapMs + " ms (a pause or a starved "
+          + "process): missed heartbeats are counted from now, not over that time");
+    }
   }
 }

@@ -33,6 +33,7 @@ import java.util.Set;
 import java.util.stream.Collectors;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -77,6 +78,16 @@ class ExecutorDispatchTest {
 
   private List<DispatchCommand> heartbeat(String id, String s, long now) {
     return dispatch.heartbeat(requestIds++, id, s, IDLE, now);
+  }
+
+  /** Ticks at the node's cadence from {@code fromMs} up to and including {@code toMs}; the commands of the last. */
+  private List<DispatchCommand> tickEvery(long fromMs, long toMs) {
+    long step = DispatchSettings.of(HB, 2_000, 1_000).tickMs();
+    List<DispatchCommand> last = List.of();
+    for (long t = fromMs; t <= toMs; t += step) {
+      last = dispatch.tick(t);
+    }
+    return last;
   }
 
   @SuppressWarnings("unchecked")
@@ -204,7 +215,8 @@ class ExecutorDispatchTest {
     Push push = readyAndWritten(3);
     dispatch.pushAnswered(push.dispatchId(), ids(push));
     db.acks(only(dispatch.ackFlushDue(), WriteAcks.class));
-    assertTrue(all(dispatch.tick(3 * HB), LoadHeld.class).isEmpty(), "SUSPECT first");
+    assertTrue(all(tickEvery(250, 3 * HB), LoadHeld.class).isEmpty(), "SUSPECT first");
+    tickEvery(3 * HB + 250, 4 * HB - 250);
     LoadHeld held = only(dispatch.tick(4 * HB), LoadHeld.class);
     assertEquals("ex-1", held.executorId());
     assertInstanceOf(Reply.Refused.class, only(dispatch.register(1, "ex-1", registration("ex-1", 2, 1), 4 * HB + 1),
@@ -219,6 +231,33 @@ class ExecutorDispatchTest {
     assertTrue(events.contains("offline ex-1"));
     String again = register("ex-1", 2, 1, 4 * HB + 3);
     assertTrue(!again.equals(session));
+  }
+
+  @Test
+  void aPauseOfThisNodeIsNotCountedAsHeartbeatsTheExecutorMissed() {
+    Push push = readyAndWritten(2);
+    dispatch.pushAnswered(push.dispatchId(), ids(push));
+    tickEvery(250, 1_000);
+    // the node stops for 4 s (4 heartbeat intervals); the executor's heartbeats wait in its socket meanwhile
+    List<DispatchCommand> afterPause = dispatch.tick(5_000);
+    assertTrue(all(afterPause, LoadHeld.class).isEmpty(), "its tasks are not failed over the node's own pause");
+    assertFalse(events.contains("offline ex-1"));
+    assertTrue(events.contains("not_watching 4000"), events.toString());
+    heartbeat("ex-1", session, 5_001); // the queued heartbeats arrive
+    assertTrue(all(tickEvery(5_250, 9_000), LoadHeld.class).isEmpty());
+    assertEquals(2, dispatch.outstandingOf("ex-1"));
+    assertFalse(events.contains("offline ex-1"));
+  }
+
+  @Test
+  void anExecutorThatDiedDuringThisNodesPauseIsDeclaredOfflineFourIntervalsAfterIt() {
+    Push push = readyAndWritten(1);
+    dispatch.pushAnswered(push.dispatchId(), ids(push));
+    tickEvery(250, 1_000);
+    dispatch.tick(5_000); // back from a 4 s pause; no heartbeat ever comes again
+    assertTrue(all(tickEvery(5_250, 8_750), LoadHeld.class).isEmpty(), "counted from the node's return");
+    assertEquals("ex-1", only(dispatch.tick(9_000), LoadHeld.class).executorId());
+    assertTrue(events.contains("offline ex-1"));
   }
 
   @Test
@@ -364,6 +403,11 @@ class ExecutorDispatchTest {
     @Override
     public void roomGivenBack(int tasks) {
       events.add("room_given_back " + tasks);
+    }
+
+    @Override
+    public void notWatching(long gapMs) {
+      events.add("not_watching " + gapMs);
     }
   }
 }

@@ -200,12 +200,17 @@ final class AxCluster implements AutoCloseable {
       }
       Thread.sleep(200);
     }
+    throw new AssertionError(sql + " = " + n + ", expected " + expected + " within " + timeoutMs + " ms" + logTail());
+  }
+
+  /** The last lines of every node's log, for a failure message that shows what the nodes saw. */
+  String logTail() {
     StringBuilder logs = new StringBuilder();
     for (AxProcess p : nodes) {
       String out = p.output();
       logs.append("\n--- node log (tail) ---\n").append(out.substring(Math.max(0, out.length() - 6000)));
     }
-    throw new AssertionError(sql + " = " + n + ", expected " + expected + " within " + timeoutMs + " ms" + logs);
+    return logs.toString();
   }
 
   /** The task's row and attempts as text, for a failure message that explains itself. */

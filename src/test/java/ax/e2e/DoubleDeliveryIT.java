@@ -68,7 +68,12 @@ class DoubleDeliveryIT {
       assertEquals(0, lost, "tasks the executor never ran");
       assertEquals(0, twice, () -> "tasks the executor ran twice; their executions (task attempt shard executor started_at_us):\n"
           + twiceRun(executor));
-      assertEquals(ids.size(), succeeded, "each task SUCCESS");
+      String notSucceeded = succeeded == ids.size() ? "" : ax.rowsAsText(
+          "SELECT t.status, t.attempt, t.retry_count, a.outcome, a.error, count(*) AS tasks FROM tasks t"
+              + " LEFT JOIN task_attempts a ON a.task_id = t.task_id WHERE t.status <> 'SUCCESS'"
+              + " GROUP BY 1, 2, 3, 4, 5 ORDER BY tasks DESC LIMIT 20");
+      assertEquals(ids.size(), succeeded, () -> "each task SUCCESS; the others (status, attempt, outcomes):"
+          + notSucceeded + "\n" + ax.logTail());
       assertEquals(ids.size(), attemptRows, "one attempt row per task");
     }
   }

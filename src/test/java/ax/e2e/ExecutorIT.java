@@ -135,6 +135,40 @@ class ExecutorIT {
     }
   }
 
+  /**
+   * The other side of a pause: the leader itself stopped (SIGSTOP) for five heartbeat intervals while its
+   * executor runs tasks. The heartbeats sent meanwhile wait unread in its socket, so on waking it must not
+   * count them as missed: CI once saw 129 of DoubleDeliveryIT's 500 tasks FAILED (max_retry 0) because a
+   * briefly starved node declared its live executor OFFLINE.
+   */
+  @Test
+  void aLeaderPausedForFiveHeartbeatsKeepsItsLiveExecutorAndItsTasks() throws Exception {
+    try (TestPostgres pg = TestPostgres.create();
+         AxCluster ax = AxCluster.start(pg, 1, Map.of("AX_LEASE_TTL_MS", "15000")); // keeps its term over the pause
+         ExecutorProcess steady = ExecutorProcess.java("steady", AxCluster.token("steady"), ax.servers(), "sleep")) {
+      List<JsonObject> tasks = new ArrayList<>();
+      for (int i = 0; i < 4; i++) {
+        tasks.add(task("sleep", new JsonObject().put("ms", 4_000)).put("max_retry", 0));
+      }
+      List<String> ids = submitAll(ax.api(0), tasks);
+      steady.awaitStarted(ids.size(), Duration.ofSeconds(20));
+      AxProcess node = ax.nodes.get(0);
+      node.signal("STOP");
+      Thread.sleep(2_500); // 5 heartbeats of 500 ms; 4 missed make an executor OFFLINE
+      node.signal("CONT");
+      ax.awaitCount("SELECT count(*) FROM tasks WHERE status IN ('SUCCESS', 'FAILED')", ids.size(), 30_000);
+      String rows = ax.rowsAsText("SELECT a.task_id, a.attempt, a.outcome, a.error FROM task_attempts a");
+      assertEquals(ids.size(), ax.count("SELECT count(*) FROM tasks WHERE status = 'SUCCESS' AND attempt = 1"),
+          "each task succeeded in its only attempt:" + rows + ax.logTail());
+      assertEquals(0, Health.metric(node.port, "ax_executor_events_total", "event=\"offline\""), rows);
+      assertTrue(node.output().contains("did not check executors' heartbeats"), "the pause is logged");
+      Map<String, Integer> runs = steady.countsByTask();
+      for (String id : ids) {
+        assertEquals(1, runs.getOrDefault(id, 0), "ran once: " + id);
+      }
+    }
+  }
+
   @Test
   void aPausedExecutorsLateResultIsRefusedAndItsHeartbeatSendsItToRegisterAgain() throws Exception {
     try (TestPostgres pg = TestPostgres.create(); AxCluster ax = AxCluster.start(pg, 1, Map.of());

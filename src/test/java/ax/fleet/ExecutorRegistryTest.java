@@ -46,6 +46,18 @@ class ExecutorRegistryTest {
   }
 
   @Test
+  void heartbeatsAreCountedAsMissedOnlyFromWhenThisNodeWatchesAgain() {
+    ExecutorRegistry r = new ExecutorRegistry(HB);
+    ExecutorSession s = r.register(reg("a"), 0).value();
+    r.heartbeat("a", s.session(), IDLE, 0);
+    r.notWatchedUntil(10 * HB); // this node was stopped: the heartbeats sent meanwhile are still unread
+    assertTrue(r.sweep(10 * HB).offline().isEmpty());
+    assertTrue(r.sweep(12 * HB + 999).suspect().isEmpty());
+    assertEquals(1, r.sweep(13 * HB).suspect().size());
+    assertEquals(1, r.sweep(14 * HB).offline().size(), "a dead executor is still found, 4 intervals later");
+  }
+
+  @Test
   void aHeartbeatBringsASuspectBack() {
     ExecutorRegistry r = new ExecutorRegistry(HB);
     ExecutorSession s = r.register(reg("a"), 0).value();
