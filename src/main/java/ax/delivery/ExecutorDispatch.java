@@ -578,6 +578,23 @@ public final class ExecutorDispatch {
     return done();
   }
 
+  /**
+   * The push's ack may be waiting unread: this node was not running when the ack timeout fell due (a GC
+   * pause, a stopped or starved process), and the timeout fired first on waking. "No ack" is not known,
+   * so the tasks are not released — a task its executor already runs would go to a second one. They stay
+   * handed to that executor, DISPATCHING: its results are accepted as usual, and a task it never got goes
+   * back to READY at its DISPATCHING deadline (ack timeout + {@code timeout_ms}, the recovery scan).
+   */
+  public List<DispatchCommand> pushAckUnread(long dispatchId) {
+    Batch b = dispatches.remove(dispatchId);
+    if (b == null || b.written == null) {
+      return done();
+    }
+    pushFinished(b);
+    pump();
+    return done();
+  }
+
   /** Time to write the acks that gathered since the first of them. */
   public List<DispatchCommand> ackFlushDue() {
     ackFlushArmed = false;

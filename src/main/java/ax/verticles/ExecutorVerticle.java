@@ -78,6 +78,12 @@ import java.util.logging.Logger;
  */
 public final class ExecutorVerticle extends TermBoundVerticle {
   private static final Logger LOG = Logger.getLogger(ExecutorVerticle.class.getName());
+  /**
+   * An ack timeout firing this much after its deadline means this node was not running at the deadline,
+   * and the ack may be sitting unread behind the timeout (replies arrive through another event loop); a
+   * busy loop fires timers tens of milliseconds late, a pause seconds late.
+   */
+  private static final long ACK_TIMEOUT_LATE_MS = 250;
 
   private final ExecutionStore store;
   private final DbClock clock;
@@ -501,6 +507,7 @@ public final class ExecutorVerticle extends TermBoundVerticle {
           PoolRule.forTask(t.priority(), t.timeoutMs()), t.timeoutMs(), t.triggerTimeMs(), t.shardIndex(),
           t.shardTotal(), traceparent, tracestate));
     }
+    long pushedAt = System.nanoTime();
     // The trace context is in each task; the event bus adds none of its own to what executors receive.
     vertx.eventBus().request(ExecutorAddresses.inbox(p.executorId()), new Dispatch(p.epoch(), tasks).toJson(),
         new DeliveryOptions().setSendTimeout(settings.ackTimeoutMs()).setTracingPolicy(TracingPolicy.IGNORE))
@@ -511,9 +518,18 @@ public final class ExecutorVerticle extends TermBoundVerticle {
           }
           long[] times = dispatchTimes.remove(p.dispatchId());
           if (ar.failed()) {
+            boolean timedOut = ar.cause() instanceof ReplyException r && r.failureType() == ReplyFailure.TIMEOUT;
+            long timeoutLateMs = (System.nanoTime() - pushedAt) / 1_000_000 - settings.ackTimeoutMs();
+            if (timedOut && timeoutLateMs > ACK_TIMEOUT_LATE_MS) {
+              LOG.warning("executor " + p.executorId() + ": the ack timeout of a dispatch of " + tasks.size()
+                  + " tasks fired " + timeoutLateMs + " ms late (this node was not running); its ack may be "
+                  + "unread, so the tasks stay with the executor until its results or their deadline");
+              metrics.recordExecutorEvent("ack_unread_after_pause");
+              run(dispatch.pushAckUnread(p.dispatchId()));
+              return;
+            }
             LOG.warning("executor " + p.executorId() + " did not ack " + tasks.size() + " tasks: "
                 + ar.cause().getMessage() + "; they go back to READY");
-            boolean timedOut = ar.cause() instanceof ReplyException r && r.failureType() == ReplyFailure.TIMEOUT;
             metrics.recordNotHandedOver(AxMetrics.Target.EXECUTOR,
                 timedOut ? AxMetrics.HandOver.ACK_TIMEOUT : AxMetrics.HandOver.FAILED, tasks.size());
             run(dispatch.pushUnanswered(p.dispatchId()));

@@ -184,6 +184,26 @@ class ExecutorDispatchTest {
   }
 
   @Test
+  void aPushWhoseAckMayBeUnreadKeepsItsTasksWithTheExecutorAndTakesTheirResults() {
+    Push push = readyAndWritten(3);
+    List<DispatchCommand> out = dispatch.pushAckUnread(push.dispatchId());
+    assertTrue(all(out, Release.class).isEmpty(), "not released: the executor may be running them");
+    assertTrue(all(out, WriteAcks.class).isEmpty() && all(out, ArmAckFlush.class).isEmpty(), "no RUNNING write");
+    assertEquals(3, dispatch.outstandingOf("ex-1"), "still the executor's");
+    assertEquals(0, dispatch.dispatchesInFlight());
+    assertTrue(events.stream().noneMatch(e -> e.startsWith("dispatch_unanswered")), "the executor is not stalled");
+    assertEquals(TaskStatus.DISPATCHING, db.row(push.tasks().get(0).taskId()).status);
+
+    Complete complete = only(dispatch.results(1, "ex-1", List.of(success(push, 0), success(push, 1), success(push, 2)),
+        List.of(), 10), Complete.class);
+    dispatch.completed(complete.completionId(), db.complete(complete));
+    for (ReadyTask t : push.tasks()) {
+      assertEquals(TaskStatus.SUCCESS, db.row(t.taskId()).status, "attempt 1 recorded: " + t.taskId());
+    }
+    assertEquals(0, dispatch.outstandingOf("ex-1"));
+  }
+
+  @Test
   void anUnansweredPushStallsTheExecutorAndItsTasksGoBackToReadyAndOutAgain() {
     Push push = readyAndWritten(3);
     List<DispatchCommand> out = dispatch.pushUnanswered(push.dispatchId());

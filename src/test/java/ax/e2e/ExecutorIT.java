@@ -169,6 +169,54 @@ class ExecutorIT {
     }
   }
 
+  /**
+   * The leader stopped while an executor's ack is on its way: on waking, the ack timeout fires before the
+   * ack is read. Releasing the tasks then handed them to the other executor while the first one ran them
+   * (run twice); they must stay with the executor that has them, and its results must be recorded.
+   */
+  @Test
+  void aLeaderPausedWhileAnAckIsOnItsWayDoesNotHandTheTasksToAnotherExecutor() throws Exception {
+    try (TestPostgres pg = TestPostgres.create();
+         // a lease that outlasts the pause; heartbeats of 2 s, whose answers the executor awaits for 2 s: neither
+         // side gives the other up over the pause or the relay's delay
+         AxCluster ax = AxCluster.start(pg, 1, Map.of("AX_LEASE_TTL_MS", "15000", "AX_EXECUTOR_HEARTBEAT_MS", "2000"));
+         SlowAnswersRelay relay = new SlowAnswersRelay(ax.bridgePorts.get(0), 600); // the window to stop the node in
+         ExecutorProcess slow = ExecutorProcess.java("slow-acks", AxCluster.token("slow-acks"), relay.servers(), "sleep")) {
+      slow.awaitOutput("registered", Duration.ofSeconds(20));
+      Thread.sleep(3_000); // its first heartbeat makes it take work
+      List<JsonObject> tasks = new ArrayList<>();
+      for (int i = 0; i < 12; i++) { // split at random between the two: some go to the slow one
+        tasks.add(task("sleep", new JsonObject().put("ms", 4_000)).put("max_retry", 0));
+      }
+      try (ExecutorProcess other = ExecutorProcess.java("other", AxCluster.token("other"), ax.servers(), "sleep")) {
+        other.awaitOutput("registered", Duration.ofSeconds(20));
+        Thread.sleep(2_500); // its first heartbeat
+        List<String> ids = submitAll(ax.api(0), tasks);
+        long deadline = System.currentTimeMillis() + 20_000;
+        while (slow.countsByTask().isEmpty() && System.currentTimeMillis() < deadline) {
+          Thread.sleep(20);
+        }
+        assertTrue(!slow.countsByTask().isEmpty(), () -> "the slow executor got none of the tasks:\n" + slow.output());
+        AxProcess node = ax.nodes.get(0);
+        node.signal("STOP"); // its ack is still in the relay; the ack timeout falls due during the stop
+        Thread.sleep(2_500); // the ack timeout (2 s) falls due meanwhile
+        node.signal("CONT");
+        ax.awaitCount("SELECT count(*) FROM tasks WHERE status IN ('SUCCESS', 'FAILED')", ids.size(), 40_000);
+        Thread.sleep(1_000); // a second run, had one started, would be on record by now
+        Map<String, Integer> bySlow = slow.countsByTask();
+        Map<String, Integer> byOther = other.countsByTask();
+        String rows = ax.rowsAsText("SELECT a.task_id, a.attempt, a.executor_id, a.outcome, a.error FROM task_attempts a"
+            + " ORDER BY a.task_id, a.attempt");
+        for (String id : ids) {
+          assertEquals(1, bySlow.getOrDefault(id, 0) + byOther.getOrDefault(id, 0), "ran once: " + id + rows);
+        }
+        assertEquals(ids.size(), ax.count("SELECT count(*) FROM tasks WHERE status = 'SUCCESS' AND attempt = 1"),
+            "each task succeeded in its only attempt:" + rows);
+        assertTrue(node.output().contains("may be unread"), "the late ack timeout is logged");
+      }
+    }
+  }
+
   @Test
   void aPausedExecutorsLateResultIsRefusedAndItsHeartbeatSendsItToRegisterAgain() throws Exception {
     try (TestPostgres pg = TestPostgres.create(); AxCluster ax = AxCluster.start(pg, 1, Map.of());
