@@ -35,22 +35,10 @@ final class DuplicatingBridge implements AutoCloseable {
 
   DuplicatingBridge(int bridgePort, long maxDelayMs) {
     this.maxDelayMs = maxDelayMs;
-    var client = vertx.createNetClient();
-    server = vertx.createNetServer().connectHandler(executor -> {
-      executor.pause();
-      client.connect(bridgePort, "127.0.0.1").onComplete(ar -> {
-        if (ar.failed()) {
-          executor.close();
-          return;
-        }
-        NetSocket node = ar.result();
-        executor.closeHandler(v -> node.close());
-        node.closeHandler(v -> executor.close());
-        executor.handler(node::write);
-        node.handler(framesTo(executor));
-        executor.resume();
-      });
-    }).listen(0, "127.0.0.1").await();
+    server = BridgeRelay.listen(vertx, bridgePort, (executor, node) -> {
+      executor.handler(node::write);
+      node.handler(framesTo(executor));
+    });
   }
 
   String servers() {

@@ -2,7 +2,6 @@ package ax.e2e;
 
 import io.vertx.core.Vertx;
 import io.vertx.core.net.NetServer;
-import io.vertx.core.net.NetSocket;
 
 /**
  * A relay between an executor and a node's bridge that holds everything the executor sends (its acks,
@@ -14,23 +13,12 @@ final class SlowAnswersRelay implements AutoCloseable {
   private final NetServer server;
 
   SlowAnswersRelay(int bridgePort, long delayMs) {
-    var client = vertx.createNetClient();
-    server = vertx.createNetServer().connectHandler(executor -> {
-      executor.pause();
-      client.connect(bridgePort, "127.0.0.1").onComplete(ar -> {
-        if (ar.failed()) {
-          executor.close();
-          return;
-        }
-        NetSocket node = ar.result();
-        executor.closeHandler(v -> vertx.setTimer(delayMs, id -> node.close()));
-        node.closeHandler(v -> executor.close());
-        // one timer per chunk, all with the same delay, fire in the order they were set
-        executor.handler(chunk -> vertx.setTimer(delayMs, id -> node.write(chunk)));
-        node.handler(executor::write);
-        executor.resume();
-      });
-    }).listen(0, "127.0.0.1").await();
+    server = BridgeRelay.listen(vertx, bridgePort, (executor, node) -> {
+      executor.closeHandler(v -> vertx.setTimer(delayMs, id -> node.close())); // after what it sent last
+      // one timer per chunk, all with the same delay, fire in the order they were set
+      executor.handler(chunk -> vertx.setTimer(delayMs, id -> node.write(chunk)));
+      node.handler(executor::write);
+    });
   }
 
   String servers() {
