@@ -176,21 +176,22 @@ class ExecutorIT {
    */
   @Test
   void aLeaderPausedWhileAnAckIsOnItsWayDoesNotHandTheTasksToAnotherExecutor() throws Exception {
+    // The relay holds the slow executor's frames 2 s: the window in which the test must stop the node (a
+    // loaded CI machine took more than 600 ms to see a task start and send the signal). Acks are awaited 4 s,
+    // heartbeats every 4 s (the executor awaits each answer as long), and the lease outlasts the 4.5 s pause.
     try (TestPostgres pg = TestPostgres.create();
-         // a lease that outlasts the pause; heartbeats of 2 s, whose answers the executor awaits for 2 s: neither
-         // side gives the other up over the pause or the relay's delay
-         AxCluster ax = AxCluster.start(pg, 1, Map.of("AX_LEASE_TTL_MS", "15000", "AX_EXECUTOR_HEARTBEAT_MS", "2000"));
-         SlowAnswersRelay relay = new SlowAnswersRelay(ax.bridgePorts.get(0), 600); // the window to stop the node in
+         AxCluster ax = AxCluster.start(pg, 1, Map.of("AX_LEASE_TTL_MS", "15000", "AX_EXECUTOR_HEARTBEAT_MS", "4000",
+             "AX_ACK_TIMEOUT_MS", "4000"));
+         SlowAnswersRelay relay = new SlowAnswersRelay(ax.bridgePorts.get(0), 2_000);
          ExecutorProcess slow = ExecutorProcess.java("slow-acks", AxCluster.token("slow-acks"), relay.servers(), "sleep")) {
-      slow.awaitOutput("registered", Duration.ofSeconds(20));
-      Thread.sleep(3_000); // its first heartbeat makes it take work
+      int port = ax.nodes.get(0).port;
+      awaitLiveExecutors(port, 1); // a session takes work from its first heartbeat on
       List<JsonObject> tasks = new ArrayList<>();
       for (int i = 0; i < 12; i++) { // split at random between the two: some go to the slow one
         tasks.add(task("sleep", new JsonObject().put("ms", 4_000)).put("max_retry", 0));
       }
       try (ExecutorProcess other = ExecutorProcess.java("other", AxCluster.token("other"), ax.servers(), "sleep")) {
-        other.awaitOutput("registered", Duration.ofSeconds(20));
-        Thread.sleep(2_500); // its first heartbeat
+        awaitLiveExecutors(port, 2);
         List<String> ids = submitAll(ax.api(0), tasks);
         long deadline = System.currentTimeMillis() + 20_000;
         while (slow.countsByTask().isEmpty() && System.currentTimeMillis() < deadline) {
@@ -198,10 +199,10 @@ class ExecutorIT {
         }
         assertTrue(!slow.countsByTask().isEmpty(), () -> "the slow executor got none of the tasks:\n" + slow.output());
         AxProcess node = ax.nodes.get(0);
-        node.signal("STOP"); // its ack is still in the relay; the ack timeout falls due during the stop
-        Thread.sleep(2_500); // the ack timeout (2 s) falls due meanwhile
+        node.signal("STOP"); // its ack is still in the relay; the ack timeout (4 s) falls due during the stop
+        Thread.sleep(4_500);
         node.signal("CONT");
-        ax.awaitCount("SELECT count(*) FROM tasks WHERE status IN ('SUCCESS', 'FAILED')", ids.size(), 40_000);
+        ax.awaitCount("SELECT count(*) FROM tasks WHERE status IN ('SUCCESS', 'FAILED')", ids.size(), 60_000);
         Thread.sleep(1_000); // a second run, had one started, would be on record by now
         Map<String, Integer> bySlow = slow.countsByTask();
         Map<String, Integer> byOther = other.countsByTask();
@@ -212,8 +213,18 @@ class ExecutorIT {
         }
         assertEquals(ids.size(), ax.count("SELECT count(*) FROM tasks WHERE status = 'SUCCESS' AND attempt = 1"),
             "each task succeeded in its only attempt:" + rows);
-        assertTrue(node.output().contains("may be unread"), "the late ack timeout is logged");
+        assertTrue(node.output().contains("may be unread"), () -> "the late ack timeout is logged:" + ax.logTail());
       }
+    }
+  }
+
+  private static void awaitLiveExecutors(int port, int n) throws Exception {
+    long deadline = System.currentTimeMillis() + 30_000;
+    while (Health.metric(port, "ax_executors", "state=\"live\"") < n) {
+      if (System.currentTimeMillis() > deadline) {
+        throw new AssertionError("fewer than " + n + " live executors within 30 s");
+      }
+      Thread.sleep(100);
     }
   }
 
