@@ -137,7 +137,7 @@ public final class AxMetrics {
 
   /** Executor events the dispatch reports ({@code DispatchObserver}), registered at zero. */
   public static final List<String> EXECUTOR_EVENTS = List.of("registered", "suspect", "offline", "draining", "left",
-      "dispatch_unanswered", "room_given_back");
+      "dispatch_unanswered", "room_given_back", "health_check_paused", "ack_unread_after_pause");
   /** Executor messages the leader refuses, by kind. */
   public static final List<String> EXECUTOR_REFUSALS = List.of("heartbeat", "result");
   /** Why an attempt was given up on and fired again ({@link #recordAttemptsLost}). */

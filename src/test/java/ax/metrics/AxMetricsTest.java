@@ -147,6 +147,16 @@ class AxMetricsTest {
   }
 
   @Test
+  void everyExecutorEventIsScrapedAtZeroBeforeItFirstHappens() {
+    new AxMetrics(registry);
+    String scrape = registry.scrape();
+    // an alert on a rate of these needs the series before the first event, not from it
+    for (String event : List.of("suspect", "offline", "health_check_paused", "ack_unread_after_pause")) {
+      assertTrue(scrape.contains("ax_executor_events_total{event=\"" + event + "\"} 0.0"), event);
+    }
+  }
+
+  @Test
   void leaderGaugesFollowTheTermAndCountChanges() {
     AxMetrics metrics = new AxMetrics(registry);
     metrics.recordLeaderTerm(true, 7);
