@@ -1,5 +1,6 @@
 package ax.e2e;
 
+import ax.testing.TcpProxy;
 import ax.testing.TestPostgres;
 import io.vertx.core.json.JsonObject;
 import org.junit.jupiter.api.Test;

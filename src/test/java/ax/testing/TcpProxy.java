@@ -1,4 +1,4 @@
-package ax.e2e;
+package ax.testing;
 
 import io.vertx.core.Vertx;
 import io.vertx.core.net.NetServer;
@@ -13,13 +13,13 @@ import java.util.concurrent.ConcurrentHashMap;
  * the database stops and comes back (connections reset, connects refused), without stopping the
  * machine's PostgreSQL that other tests share.
  */
-final class TcpProxy implements AutoCloseable {
+public final class TcpProxy implements AutoCloseable {
   private final Vertx vertx = Vertx.vertx();
   private final NetServer server;
   private final Set<NetSocket> open = ConcurrentHashMap.newKeySet();
   private volatile boolean cut;
 
-  TcpProxy(String targetHost, int targetPort) {
+  public TcpProxy(String targetHost, int targetPort) {
     var client = vertx.createNetClient();
     server = vertx.createNetServer().connectHandler(in -> {
       if (cut) {
@@ -53,17 +53,17 @@ final class TcpProxy implements AutoCloseable {
     }).listen(0, "127.0.0.1").await();
   }
 
-  int port() {
+  public int port() {
     return server.actualPort();
   }
 
   /** The database "stops": every connection drops, new ones are refused. */
-  void cut() {
+  public void cut() {
     cut = true;
     open.forEach(NetSocket::close);
   }
 
-  void restore() {
+  public void restore() {
     cut = false;
   }
 
