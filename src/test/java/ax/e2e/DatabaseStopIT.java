@@ -22,10 +22,16 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * of signed calls. While it is gone, readiness answers 503 (liveness 200) so a load balancer stops
  * sending traffic; every call answers 503, the calls in flight when it died included, none 500 and none
  * hangs; once it is back the node is ready again by itself and every task it answered 201 for is there.
+ * The tasks fall due {@value #DUE_AFTER_MS} ms after they are created, so some fire between the stops, some
+ * are claimed or in flight when the server goes, and the rest fall due while it is down: each target is
+ * called exactly once (no node died, so no re-run is allowed) and none before its trigger time. Each stop
+ * lasts a few seconds, far inside the lease's 30 s TTL: the node stays leader in its first term throughout
+ * (it used to step down at the first failed renewal, then wait out its own lease: 20 s without scheduling).
  * The server is the test's own ({@link PrivatePostgres}), so the machine's PostgreSQL keeps running.
  */
 class DatabaseStopIT {
   private static final String READY = "/health/ready";
+  private static final long DUE_AFTER_MS = 1_000;
 
   /** Signed calls from a few threads, tallied by status; a call without an answer in 10 s is a hang. */
   private static final class Load implements AutoCloseable {
@@ -43,7 +49,7 @@ class DatabaseStopIT {
           for (int i = 0; running.get(); i++) {
             try {
               JsonObject task = new JsonObject().put("task_type", "stop.load").put("callback_url", callbackUrl)
-                  .put("delay_ms", 3_600_000).put("biz_key", "t" + thread + "-" + i).put("dedupe", false);
+                  .put("delay_ms", DUE_AFTER_MS).put("biz_key", "t" + thread + "-" + i).put("dedupe", false);
               ApiClient.Reply r = api.submit(task);
               count(r);
               if (r.status() == 201) {
@@ -133,20 +139,38 @@ class DatabaseStopIT {
       for (String id : load.created) {
         gone += api.get("/openapi/v1/tasks/" + id).status() == 200 ? 0 : 1;
       }
+      List<Long> ids = load.created.stream().map(Long::parseLong).toList();
+      long deadline = System.currentTimeMillis() + 30_000;
+      while (ids.stream().anyMatch(id -> receiver.calls(id) == 0) && System.currentTimeMillis() < deadline) {
+        Thread.sleep(200);
+      }
+      Thread.sleep(2_000); // a repeat, if any, comes after the first call: give it the time to show
+      Arrivals arrivals = Arrivals.of(receiver, ids); // no process died: any second call is a run twice
+      System.out.println("their targets: " + arrivals);
+      double endedTerms = Health.metric(node.port, "ax_leader_changes_total", "change=\"ended\"");
       int other5xx = load.statuses.entrySet().stream().filter(e -> e.getKey() >= 500 && e.getKey() != 503)
           .mapToInt(e -> e.getValue().get()).sum();
-      FaultRow.record("postgres-restart", Map.of("lost", gone, "non_503_5xx", other5xx, "hangs", load.hangs.get(),
-              "answered_503", load.count(503), "created", load.created.size(),
-              "ready_again_ms_after_fast_stop", readyAgainMs.getOrDefault("fast", -1L),
-              "ready_again_ms_after_crash", readyAgainMs.getOrDefault("immediate", -1L)),
-          "a private PostgreSQL stopped (fast, then immediate) under 4 threads of signed calls: readiness 503 and "
-              + "every call 503 while it was down; every task answered 201 was there afterwards");
+      FaultRow.record("postgres-restart", Map.ofEntries(Map.entry("lost", Math.max(gone, arrivals.lost())),
+              Map.entry("rows_gone", gone), Map.entry("never_called", arrivals.lost()),
+              Map.entry("run_twice", arrivals.runTwice()), Map.entry("early", arrivals.early()),
+              Map.entry("lateness_p99_ms", arrivals.p99()), Map.entry("leader_terms_ended", (long) endedTerms),
+              Map.entry("non_503_5xx", other5xx), Map.entry("hangs", load.hangs.get()),
+              Map.entry("answered_503", load.count(503)), Map.entry("created", load.created.size()),
+              Map.entry("ready_again_ms_after_fast_stop", readyAgainMs.getOrDefault("fast", -1L)),
+              Map.entry("ready_again_ms_after_crash", readyAgainMs.getOrDefault("immediate", -1L))),
+          "a private PostgreSQL stopped (fast, then immediate) under 4 threads of signed calls of HTTP tasks due "
+              + DUE_AFTER_MS + " ms after creation: readiness 503 and every call 503 while it was down; every task "
+              + "answered 201 was there afterwards and its target called once (" + arrivals + ")");
       assertEquals(List.of(), new ArrayList<>(load.oddities), "answers other than 2xx/503\n" + node.output());
       assertEquals(0, load.hangs.get(), "calls without an answer in 10 s");
       assertEquals(java.util.Set.of(200, 201, 503), load.statuses.keySet(), "statuses seen");
       for (String id : load.created) {
         assertEquals(200, api.get("/openapi/v1/tasks/" + id).status(), "task " + id + " answered 201 is gone");
       }
+      assertEquals(0, arrivals.lost(), "targets never called: " + arrivals + "\n" + node.output());
+      assertEquals(0, arrivals.runTwice(), "targets called twice: " + arrivals + "\n" + node.output());
+      assertEquals(0, arrivals.early(), "targets called before their trigger time: " + arrivals);
+      assertEquals(0, endedTerms, "the node stepped down during a stop shorter than its lease's TTL\n" + node.output());
     }
   }
 }
