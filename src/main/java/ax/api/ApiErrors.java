@@ -1,5 +1,6 @@
 package ax.api;
 
+import ax.logging.ThrottledWarning;
 import ax.store.StoreErrors;
 import io.vertx.ext.web.RoutingContext;
 import io.vertx.ext.web.handler.HttpException;
@@ -19,6 +20,8 @@ import java.util.logging.Logger;
  */
 public final class ApiErrors {
   private static final Logger LOG = Logger.getLogger(ApiErrors.class.getName());
+  /** While PostgreSQL is down every request fails the same way: one line per 10 s, the others counted. */
+  private static final ThrottledWarning DATABASE_UNAVAILABLE = new ThrottledWarning(LOG, 10_000);
 
   private ApiErrors() {
   }
@@ -46,7 +49,7 @@ public final class ApiErrors {
       }
     }
     if (failure != null && isDatabaseUnavailable(failure)) {
-      LOG.log(Level.WARNING, "database unavailable while serving " + ctx.request().path(), failure);
+      DATABASE_UNAVAILABLE.log("database unavailable while serving " + ctx.request().path() + "; answered 503", failure);
       return Problem.unavailable("the task store is unavailable; retry later (a request in flight when it went may have been applied: retry a creation with the same biz_key)");
     }
     return switch (status) {

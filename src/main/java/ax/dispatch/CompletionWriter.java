@@ -1,5 +1,6 @@
 package ax.dispatch;
 
+import ax.logging.ThrottledWarning;
 import ax.store.StoreErrors;
 import ax.task.Completion;
 import ax.task.Settled;
@@ -24,6 +25,8 @@ import java.util.logging.Logger;
  */
 public final class CompletionWriter {
   private static final Logger LOG = Logger.getLogger(CompletionWriter.class.getName());
+  /** Every batch fails while the database is down: one line per 10 s. */
+  private final ThrottledWarning writeFailures = new ThrottledWarning(LOG, 10_000);
   private static final int MAX_CONCURRENT_FLUSHES = 2;
   private static final long RETRY_DELAY_MS = 1_000;
 
@@ -101,7 +104,7 @@ public final class CompletionWriter {
         return Future.succeededFuture();
       }
       if (StoreErrors.isTransient(ar.cause())) {
-        LOG.log(Level.WARNING, "writing " + batch.size() + " outcomes failed; keeping them, retrying in "
+        writeFailures.log("writing " + batch.size() + " outcomes failed; keeping them, retrying in "
             + RETRY_DELAY_MS + " ms", ar.cause());
         vertx.setTimer(RETRY_DELAY_MS, id -> {
           pending.addAll(0, batch);

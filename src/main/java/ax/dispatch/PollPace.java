@@ -33,7 +33,7 @@ public final class PollPace {
     return waitMs;
   }
 
-  /** After a look that failed or was skipped: the next one comes at the busy pace, the idle wait unchanged. */
+  /** After a look that was skipped: the next one comes at the busy pace, the idle wait unchanged. */
   public long afterSkip() {
     return busyMs;
   }

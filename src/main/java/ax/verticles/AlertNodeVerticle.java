@@ -8,7 +8,7 @@ import ax.alert.AlertSettings;
 import ax.alert.AlertTracker;
 import ax.alert.NodeFigures;
 import ax.alert.Throttle;
-import ax.bridge.LogThrottle;
+import ax.logging.LogThrottle;
 import ax.bus.Addresses;
 import ax.bus.FiguresMessage;
 import ax.clock.DbClock;

@@ -14,9 +14,10 @@ import ax.dispatch.DispatchLoad;
 import ax.dispatch.OutcomeBacklog;
 import ax.http.HttpTargetInvoker;
 import ax.leader.LeaderTerm;
+import ax.logging.ThrottledWarning;
 import ax.metrics.AxMetrics;
-import ax.store.ScheduleStore;
 import ax.store.ScheduleStore.Claimed;
+import ax.store.ScheduleStore;
 import ax.task.Completion;
 import ax.task.HttpTask;
 import ax.task.OutcomePolicy;
@@ -71,6 +72,8 @@ import java.util.logging.Logger;
  */
 public final class DispatchVerticle extends TermBoundVerticle {
   private static final Logger LOG = Logger.getLogger(DispatchVerticle.class.getName());
+  /** Every batch's claim fails while the database is down: one line per 10 s. */
+  private final ThrottledWarning claimFailures = new ThrottledWarning(LOG, 10_000);
 
   /**
    * @param claimBatch          outcomes per write (claims come in the wheel's batches)
@@ -214,7 +217,7 @@ public final class DispatchVerticle extends TermBoundVerticle {
       if (ar.succeeded()) {
         onClaimed(ids, ar.result(), started);
       } else {
-        LOG.log(Level.WARNING, "claiming " + ids.length + " due tasks failed; back to the wheel in "
+        claimFailures.log("claiming " + ids.length + " due tasks failed; back to the wheel in "
             + settings.claimRetryDelayMs() + " ms", ar.cause());
         vertx.setTimer(settings.claimRetryDelayMs(), id -> backToWheel(batch));
       }

@@ -8,9 +8,10 @@ import ax.dispatch.PollPace;
 import ax.http.HttpTargetInvoker;
 import ax.http.WebhookBody;
 import ax.leader.LeaderTerm;
+import ax.logging.ThrottledWarning;
 import ax.metrics.AxMetrics;
-import ax.store.WebhookStore;
 import ax.store.WebhookStore.Claimed;
+import ax.store.WebhookStore;
 import ax.tracing.AxTracing;
 import io.opentelemetry.api.trace.Span;
 import io.opentelemetry.api.trace.SpanKind;
@@ -21,7 +22,6 @@ import java.time.OffsetDateTime;
 import java.time.ZoneOffset;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.logging.Level;
 import java.util.logging.Logger;
 
 /**
@@ -42,6 +42,8 @@ import java.util.logging.Logger;
  */
 public final class WebhookVerticle extends TermBoundVerticle {
   private static final Logger LOG = Logger.getLogger(WebhookVerticle.class.getName());
+  /** Every round fails while the database is down: one line per 10 s. */
+  private final ThrottledWarning roundFailures = new ThrottledWarning(LOG, 10_000);
   /** 4 × the default 50 ms: an idle leader looks 5 times a second, as it did before the default was 50. */
   private static final long IDLE_POLL_FACTOR = 4;
 
@@ -139,8 +141,9 @@ public final class WebhookVerticle extends TermBoundVerticle {
       }
       running = false;
       if (ar.failed()) {
-        LOG.log(Level.WARNING, "webhook delivery round failed; retrying in " + settings.pollMs() + " ms", ar.cause());
-        pollIn(pace.afterSkip());
+        long retryInMs = pace.afterLook(0); // backs off like an idle look: a database that is down gains nothing from 20 tries a second
+        roundFailures.log("webhook delivery round failed; retrying in " + retryInMs + " ms", ar.cause());
+        pollIn(retryInMs);
       } else if (ar.result() == settings.batch()) {
         pace.afterLook(ar.result());
         poll(); // a full batch: more may wait

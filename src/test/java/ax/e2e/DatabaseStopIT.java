@@ -170,6 +170,9 @@ class DatabaseStopIT {
       assertEquals(0, arrivals.lost(), "targets never called: " + arrivals + "\n" + node.output());
       assertEquals(0, arrivals.runTwice(), "targets called twice: " + arrivals + "\n" + node.output());
       assertEquals(0, arrivals.early(), "targets called before their trigger time: " + arrivals);
+      long unavailableLines = node.output().lines().filter(l -> l.contains("database unavailable while serving")).count();
+      assertTrue(unavailableLines <= 5, unavailableLines + " log lines for the " + load.count(503) + " calls answered "
+          + "503: one per 10 s is enough to tell an operator, and a line with its stack per call floods the log");
       assertEquals(0, endedTerms, "the node stepped down during a stop shorter than its lease's TTL\n" + node.output());
     }
   }
