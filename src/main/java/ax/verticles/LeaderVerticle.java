@@ -4,6 +4,7 @@ import ax.bus.Addresses;
 import ax.bus.LocalCodec;
 import ax.dispatch.OutcomeBacklog;
 import ax.leader.LeaderTerm;
+import ax.logging.ThrottledWarning;
 import ax.metrics.AxMetrics;
 import ax.store.LeaseStore;
 import io.vertx.core.Future;
@@ -39,6 +40,8 @@ import java.util.logging.Logger;
  */
 public final class LeaderVerticle extends VerticleBase {
   private static final Logger LOG = Logger.getLogger(LeaderVerticle.class.getName());
+  /** A standby tries every 250 ms and each try fails while the database is down: one line per 10 s. */
+  private final ThrottledWarning acquireFailures = new ThrottledWarning(LOG, 10_000);
 
   /**
    * @param lease  the lease this node competes for
@@ -209,7 +212,7 @@ public final class LeaderVerticle extends VerticleBase {
         schedule(renewEveryMs());
       } else {
         if (ar.failed()) {
-          LOG.log(Level.WARNING, "lease acquisition failed", ar.cause());
+          acquireFailures.log("lease acquisition failed; trying every " + acquireEveryMs() + " ms", ar.cause());
         } else if (!standbyAnnounced) {
           // once per stint as standby, so an operator sees this node's role at start and after a step-down
           standbyAnnounced = true;
