@@ -176,13 +176,15 @@ class ExecutorIT {
    */
   @Test
   void aLeaderPausedWhileAnAckIsOnItsWayDoesNotHandTheTasksToAnotherExecutor() throws Exception {
-    // The relay holds the slow executor's frames 2 s: the window in which the test must stop the node (a
-    // loaded CI machine took more than 600 ms to see a task start and send the signal). Acks are awaited 4 s,
-    // heartbeats every 4 s (the executor awaits each answer as long), and the lease outlasts the 4.5 s pause.
+    // The relay holds the slow executor's frames from the submission until the node is back from a 9 s stop
+    // that covers the 8 s ack deadline: on waking, the timeout fires late with the ack still on its way.
+    // (Released during the stop, the ack reached the node's socket first and was read before the timer
+    // fired, now and then: with a fixed 600 ms, then 2 s, relay delay this test failed two CI runs.)
+    // Heartbeats every 20 s (the executor awaits each answer as long) outlast the hold; the 30 s lease the stop.
     try (TestPostgres pg = TestPostgres.create();
-         AxCluster ax = AxCluster.start(pg, 1, Map.of("AX_LEASE_TTL_MS", "15000", "AX_EXECUTOR_HEARTBEAT_MS", "4000",
-             "AX_ACK_TIMEOUT_MS", "4000"));
-         SlowAnswersRelay relay = new SlowAnswersRelay(ax.bridgePorts.get(0), 2_000);
+         AxCluster ax = AxCluster.start(pg, 1, Map.of("AX_LEASE_TTL_MS", "30000", "AX_EXECUTOR_HEARTBEAT_MS", "20000",
+             "AX_ACK_TIMEOUT_MS", "8000"));
+         HoldingRelay relay = new HoldingRelay(ax.bridgePorts.get(0));
          ExecutorProcess slow = ExecutorProcess.java("slow-acks", AxCluster.token("slow-acks"), relay.servers(), "sleep")) {
       int port = ax.nodes.get(0).port;
       awaitLiveExecutors(port, 1); // a session takes work from its first heartbeat on
@@ -192,6 +194,8 @@ class ExecutorIT {
       }
       try (ExecutorProcess other = ExecutorProcess.java("other", AxCluster.token("other"), ax.servers(), "sleep")) {
         awaitLiveExecutors(port, 2);
+        relay.hold();
+        long submittedAt = System.currentTimeMillis();
         List<String> ids = submitAll(ax.api(0), tasks);
         long deadline = System.currentTimeMillis() + 20_000;
         while (slow.countsByTask().isEmpty() && System.currentTimeMillis() < deadline) {
@@ -199,9 +203,14 @@ class ExecutorIT {
         }
         assertTrue(!slow.countsByTask().isEmpty(), () -> "the slow executor got none of the tasks:\n" + slow.output());
         AxProcess node = ax.nodes.get(0);
-        node.signal("STOP"); // its ack is still in the relay; the ack timeout (4 s) falls due during the stop
-        Thread.sleep(4_500);
+        node.signal("STOP"); // its ack is held in the relay; the ack timeout (8 s) falls due during the stop
+        long stoppedAfterMs = System.currentTimeMillis() - submittedAt;
+        assertTrue(stoppedAfterMs < 6_000, "stopped " + stoppedAfterMs + " ms after the submission: too late to "
+            + "cover the ack deadline");
+        Thread.sleep(9_000);
         node.signal("CONT");
+        Thread.sleep(1_000); // the timeout fires on waking, late
+        relay.release(); // then the ack, the heartbeats and whatever else the slow executor sent meanwhile
         ax.awaitCount("SELECT count(*) FROM tasks WHERE status IN ('SUCCESS', 'FAILED')", ids.size(), 60_000);
         Thread.sleep(1_000); // a second run, had one started, would be on record by now
         Map<String, Integer> bySlow = slow.countsByTask();
