@@ -1,5 +1,6 @@
 package ax.clock;
 
+import ax.logging.ThrottledWarning;
 import ax.store.DbTimeStore;
 import io.vertx.core.Future;
 import io.vertx.core.Vertx;
@@ -22,6 +23,8 @@ import java.util.logging.Logger;
  */
 public final class DbClockSync {
   private static final Logger LOG = Logger.getLogger(DbClockSync.class.getName());
+  /** Every sync fails while the database is down: one line per 10 s. */
+  private final ThrottledWarning syncFailures = new ThrottledWarning(LOG, 10_000);
 
   private final Vertx vertx;
   private final DbTimeStore store;
@@ -48,7 +51,7 @@ public final class DbClockSync {
 
   public Future<Void> start(long intervalMs) {
     return sync(READINGS_AT_START).onSuccess(v -> timerId = vertx.setPeriodic(intervalMs, id -> sync(READINGS_PER_SYNC)
-        .onFailure(e -> LOG.log(Level.WARNING, "database clock sync failed; keeping the last anchor", e))));
+        .onFailure(e -> syncFailures.log("database clock sync failed; keeping the last anchor", e))));
   }
 
   public void stop() {

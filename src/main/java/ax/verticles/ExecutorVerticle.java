@@ -16,6 +16,7 @@ import ax.fleet.ExecutorRegistry;
 import ax.fleet.ExecutorSelector;
 import ax.fleet.ExecutorSession;
 import ax.leader.LeaderTerm;
+import ax.logging.ThrottledWarning;
 import ax.metrics.AxMetrics;
 import ax.protocol.Ack;
 import ax.protocol.Dispatch;
@@ -78,6 +79,11 @@ import java.util.logging.Logger;
  */
 public final class ExecutorVerticle extends TermBoundVerticle {
   private static final Logger LOG = Logger.getLogger(ExecutorVerticle.class.getName());
+  /**
+   * Outcome writes, dispatch writes and READY loads all fail while the database is down (each executor's
+   * results, every top-up): one line per 10 s for all of them, the count in it.
+   */
+  private final ThrottledWarning databaseFailures = new ThrottledWarning(LOG, 10_000);
   /**
    * An ack timeout firing this much after its deadline means this node was not running at the deadline,
    * and the ack may be sitting unread behind the timeout (replies arrive through another event loop); a
@@ -406,7 +412,7 @@ public final class ExecutorVerticle extends TermBoundVerticle {
         if (ar.cause() instanceof FencedOut) { // answered 503: the executor keeps them for the next leader
           LOG.warning(c.batch().size() + " outcomes of " + c.executorId() + " not written: " + ar.cause().getMessage());
         } else {
-          LOG.log(Level.WARNING, "writing " + c.batch().size() + " outcomes of " + c.executorId() + " failed",
+          databaseFailures.log("writing " + c.batch().size() + " outcomes of " + c.executorId() + " failed",
               ar.cause());
         }
         run(dispatch.completeFailed(c.completionId()));
@@ -419,7 +425,7 @@ public final class ExecutorVerticle extends TermBoundVerticle {
   private void loadReady(DispatchCommand.LoadReady l) {
     store.loadReady(l.limit(), l.processors()).onComplete(inTerm(ar -> {
       if (ar.failed()) {
-        LOG.log(Level.WARNING, "loading READY tasks failed; retrying at the next top-up", ar.cause());
+        databaseFailures.log("loading READY tasks failed; retrying at the next top-up", ar.cause());
         run(dispatch.topUpFailed());
       } else {
         run(dispatch.toppedUp(ar.result()));
@@ -454,7 +460,7 @@ public final class ExecutorVerticle extends TermBoundVerticle {
     store.dispatch(w.taskIds(), w.executorId(), settings.ackTimeoutMs(), settings.claimLeadMs(), term().fence())
         .onComplete(inTerm(ar -> {
           if (ar.failed()) {
-            LOG.log(Level.WARNING, "dispatch write for " + w.taskIds().length + " tasks failed; they stay due",
+            databaseFailures.log("dispatch write for " + w.taskIds().length + " tasks failed; they stay due",
                 ar.cause());
             run(dispatch.dispatchWriteFailed(w.dispatchId()));
             return;

@@ -4,6 +4,7 @@ import ax.bus.Addresses;
 import ax.bus.LocalCodec;
 import ax.bus.TaskBatch;
 import ax.leader.LeaderTerm;
+import ax.logging.ThrottledWarning;
 import ax.metrics.AxMetrics;
 import ax.schedule.ScheduleSettings;
 import ax.store.RecurringScheduleStore;
@@ -23,6 +24,8 @@ import java.util.logging.Logger;
  */
 public final class OccurrenceVerticle extends TermBoundVerticle {
   private static final Logger LOG = Logger.getLogger(OccurrenceVerticle.class.getName());
+  /** Every pass fails while the database is down: one line per 10 s. */
+  private final ThrottledWarning passFailures = new ThrottledWarning(LOG, 10_000);
 
   /**
    * @param intervalMs how often the leader looks for schedules coming due
@@ -85,7 +88,7 @@ public final class OccurrenceVerticle extends TermBoundVerticle {
     page(term()).onComplete(inTerm(ar -> {
       running = false;
       if (ar.failed()) {
-        LOG.log(Level.WARNING, "creating schedule occurrences failed; retrying in " + settings.intervalMs() + " ms",
+        passFailures.log("creating schedule occurrences failed; retrying in " + settings.intervalMs() + " ms",
             ar.cause());
       } else if (again) {
         pass();

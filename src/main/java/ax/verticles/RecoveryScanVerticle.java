@@ -7,6 +7,7 @@ import ax.clock.DbClock;
 import ax.cluster.ClusterView;
 import ax.dispatch.OutcomeBacklog;
 import ax.leader.LeaderTerm;
+import ax.logging.ThrottledWarning;
 import ax.metrics.AxMetrics;
 import ax.store.ScheduleStore;
 import ax.store.ScheduleStore.Overdue;
@@ -45,6 +46,8 @@ import java.util.logging.Logger;
  */
 public final class RecoveryScanVerticle extends TermBoundVerticle {
   private static final Logger LOG = Logger.getLogger(RecoveryScanVerticle.class.getName());
+  /** Every scan fails while the database is down: one line per 10 s. */
+  private final ThrottledWarning scanFailures = new ThrottledWarning(LOG, 10_000);
 
   /**
    * @param intervalMs     how often the scan runs
@@ -126,7 +129,7 @@ public final class RecoveryScanVerticle extends TermBoundVerticle {
         .onComplete(inTerm(ar -> {
           scanning = false;
           if (ar.failed()) {
-            LOG.log(Level.WARNING, "recovery scan failed; it runs again in " + settings.intervalMs() + " ms",
+            scanFailures.log("recovery scan failed; it runs again in " + settings.intervalMs() + " ms",
                 ar.cause());
           }
           if (scanAgain) {

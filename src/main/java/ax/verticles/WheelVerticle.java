@@ -6,6 +6,7 @@ import ax.bus.SubmitMessage;
 import ax.bus.TaskBatch;
 import ax.clock.DbClock;
 import ax.leader.LeaderTerm;
+import ax.logging.ThrottledWarning;
 import ax.metrics.AxMetrics;
 import ax.store.ScheduleStore;
 import ax.wheel.ScheduledTask;
@@ -51,6 +52,8 @@ import java.util.logging.Logger;
  */
 public final class WheelVerticle extends TermBoundVerticle {
   private static final Logger LOG = Logger.getLogger(WheelVerticle.class.getName());
+  /** Every window load fails while the database is down: one line per 10 s. */
+  private final ThrottledWarning loadFailures = new ThrottledWarning(LOG, 10_000);
   private static final long MAX_SLEEP_MS = 1_000;
   /** A claim is one statement; past this the hand-over goes on without its answer. */
   private static final long HAND_OVER_CLAIM_TIMEOUT_MS = 3_000;
@@ -242,8 +245,11 @@ public final class WheelVerticle extends TermBoundVerticle {
       loading = false;
       if (ar.failed()) {
         // a standby's copy is a convenience (and its pool closes under it when the node stops): quiet there
-        LOG.log(leading() ? Level.WARNING : Level.FINE, "loading the next window failed; retrying on the next interval",
-            ar.cause());
+        if (leading()) {
+          loadFailures.log("loading the next window failed; retrying on the next interval", ar.cause());
+        } else {
+          LOG.log(Level.FINE, "loading the next window failed; retrying on the next interval", ar.cause());
+        }
         return;
       }
       List<ScheduledTask> rows = ar.result();
