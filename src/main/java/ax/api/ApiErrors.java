@@ -21,7 +21,7 @@ import java.util.logging.Logger;
 public final class ApiErrors {
   private static final Logger LOG = Logger.getLogger(ApiErrors.class.getName());
   /** While PostgreSQL is down every request fails the same way: one line per 10 s, the others counted. */
-  private static final ThrottledWarning DATABASE_UNAVAILABLE = new ThrottledWarning(LOG, 10_000);
+  private static final ThrottledWarning DATABASE_UNAVAILABLE = new ThrottledWarning(LOG);
 
   private ApiErrors() {
   }

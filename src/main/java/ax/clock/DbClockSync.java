@@ -24,7 +24,7 @@ import java.util.logging.Logger;
 public final class DbClockSync {
   private static final Logger LOG = Logger.getLogger(DbClockSync.class.getName());
   /** Every sync fails while the database is down: one line per 10 s. */
-  private final ThrottledWarning syncFailures = new ThrottledWarning(LOG, 10_000);
+  private final ThrottledWarning syncFailures = new ThrottledWarning(LOG);
 
   private final Vertx vertx;
   private final DbTimeStore store;

@@ -26,7 +26,7 @@ import java.util.logging.Logger;
 public final class CompletionWriter {
   private static final Logger LOG = Logger.getLogger(CompletionWriter.class.getName());
   /** Every batch fails while the database is down: one line per 10 s. */
-  private final ThrottledWarning writeFailures = new ThrottledWarning(LOG, 10_000);
+  private final ThrottledWarning writeFailures = new ThrottledWarning(LOG);
   private static final int MAX_CONCURRENT_FLUSHES = 2;
   private static final long RETRY_DELAY_MS = 1_000;
 

@@ -11,8 +11,18 @@ import java.util.logging.Logger;
  * operator needs. Safe to share between event loops.
  */
 public final class ThrottledWarning {
+  /**
+   * One line per 10 s: an operator tailing the log still sees every few seconds that the failure goes on,
+   * and a minute's outage writes six lines per kind of failure instead of thousands.
+   */
+  public static final long DEFAULT_INTERVAL_MS = 10_000;
+
   private final Logger log;
   private final LogThrottle throttle;
+
+  public ThrottledWarning(Logger log) {
+    this(log, DEFAULT_INTERVAL_MS);
+  }
 
   public ThrottledWarning(Logger log, long intervalMs) {
     this.log = log;

@@ -73,7 +73,7 @@ import java.util.logging.Logger;
 public final class DispatchVerticle extends TermBoundVerticle {
   private static final Logger LOG = Logger.getLogger(DispatchVerticle.class.getName());
   /** Every batch's claim fails while the database is down: one line per 10 s. */
-  private final ThrottledWarning claimFailures = new ThrottledWarning(LOG, 10_000);
+  private final ThrottledWarning claimFailures = new ThrottledWarning(LOG);
 
   /**
    * @param claimBatch          outcomes per write (claims come in the wheel's batches)

@@ -79,11 +79,11 @@ import java.util.logging.Logger;
  */
 public final class ExecutorVerticle extends TermBoundVerticle {
   private static final Logger LOG = Logger.getLogger(ExecutorVerticle.class.getName());
-  /**
-   * Outcome writes, dispatch writes and READY loads all fail while the database is down (each executor's
-   * results, every top-up): one line per 10 s for all of them, the count in it.
-   */
-  private final ThrottledWarning databaseFailures = new ThrottledWarning(LOG, 10_000);
+  // Outcome writes, dispatch writes and READY loads all fail while the database is down (each executor's
+  // results, every top-up): one line per 10 s for each kind, so no kind hides another and each count is its own.
+  private final ThrottledWarning outcomeWriteFailures = new ThrottledWarning(LOG);
+  private final ThrottledWarning readyLoadFailures = new ThrottledWarning(LOG);
+  private final ThrottledWarning dispatchWriteFailures = new ThrottledWarning(LOG);
   /**
    * An ack timeout firing this much after its deadline means this node was not running at the deadline,
    * and the ack may be sitting unread behind the timeout (replies arrive through another event loop); a
@@ -412,7 +412,7 @@ public final class ExecutorVerticle extends TermBoundVerticle {
         if (ar.cause() instanceof FencedOut) { // answered 503: the executor keeps them for the next leader
           LOG.warning(c.batch().size() + " outcomes of " + c.executorId() + " not written: " + ar.cause().getMessage());
         } else {
-          databaseFailures.log("writing " + c.batch().size() + " outcomes of " + c.executorId() + " failed",
+          outcomeWriteFailures.log("writing " + c.batch().size() + " outcomes of " + c.executorId() + " failed",
               ar.cause());
         }
         run(dispatch.completeFailed(c.completionId()));
@@ -425,7 +425,7 @@ public final class ExecutorVerticle extends TermBoundVerticle {
   private void loadReady(DispatchCommand.LoadReady l) {
     store.loadReady(l.limit(), l.processors()).onComplete(inTerm(ar -> {
       if (ar.failed()) {
-        databaseFailures.log("loading READY tasks failed; retrying at the next top-up", ar.cause());
+        readyLoadFailures.log("loading READY tasks failed; retrying at the next top-up", ar.cause());
         run(dispatch.topUpFailed());
       } else {
         run(dispatch.toppedUp(ar.result()));
@@ -460,7 +460,7 @@ public final class ExecutorVerticle extends TermBoundVerticle {
     store.dispatch(w.taskIds(), w.executorId(), settings.ackTimeoutMs(), settings.claimLeadMs(), term().fence())
         .onComplete(inTerm(ar -> {
           if (ar.failed()) {
-            databaseFailures.log("dispatch write for " + w.taskIds().length + " tasks failed; they stay due",
+            dispatchWriteFailures.log("dispatch write for " + w.taskIds().length + " tasks failed; they stay due",
                 ar.cause());
             run(dispatch.dispatchWriteFailed(w.dispatchId()));
             return;

@@ -41,7 +41,7 @@ import java.util.logging.Logger;
 public final class LeaderVerticle extends VerticleBase {
   private static final Logger LOG = Logger.getLogger(LeaderVerticle.class.getName());
   /** A standby tries every 250 ms and each try fails while the database is down: one line per 10 s. */
-  private final ThrottledWarning acquireFailures = new ThrottledWarning(LOG, 10_000);
+  private final ThrottledWarning acquireFailures = new ThrottledWarning(LOG);
 
   /**
    * @param lease  the lease this node competes for

@@ -25,7 +25,7 @@ import java.util.logging.Logger;
 public final class OccurrenceVerticle extends TermBoundVerticle {
   private static final Logger LOG = Logger.getLogger(OccurrenceVerticle.class.getName());
   /** Every pass fails while the database is down: one line per 10 s. */
-  private final ThrottledWarning passFailures = new ThrottledWarning(LOG, 10_000);
+  private final ThrottledWarning passFailures = new ThrottledWarning(LOG);
 
   /**
    * @param intervalMs how often the leader looks for schedules coming due

@@ -47,7 +47,7 @@ import java.util.logging.Logger;
 public final class RecoveryScanVerticle extends TermBoundVerticle {
   private static final Logger LOG = Logger.getLogger(RecoveryScanVerticle.class.getName());
   /** Every scan fails while the database is down: one line per 10 s. */
-  private final ThrottledWarning scanFailures = new ThrottledWarning(LOG, 10_000);
+  private final ThrottledWarning scanFailures = new ThrottledWarning(LOG);
 
   /**
    * @param intervalMs     how often the scan runs

@@ -43,7 +43,7 @@ import java.util.logging.Logger;
 public final class WebhookVerticle extends TermBoundVerticle {
   private static final Logger LOG = Logger.getLogger(WebhookVerticle.class.getName());
   /** Every round fails while the database is down: one line per 10 s. */
-  private final ThrottledWarning roundFailures = new ThrottledWarning(LOG, 10_000);
+  private final ThrottledWarning roundFailures = new ThrottledWarning(LOG);
   /** 4 × the default 50 ms: an idle leader looks 5 times a second, as it did before the default was 50. */
   private static final long IDLE_POLL_FACTOR = 4;
 

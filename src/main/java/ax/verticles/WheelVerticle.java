@@ -53,7 +53,7 @@ import java.util.logging.Logger;
 public final class WheelVerticle extends TermBoundVerticle {
   private static final Logger LOG = Logger.getLogger(WheelVerticle.class.getName());
   /** Every window load fails while the database is down: one line per 10 s. */
-  private final ThrottledWarning loadFailures = new ThrottledWarning(LOG, 10_000);
+  private final ThrottledWarning loadFailures = new ThrottledWarning(LOG);
   private static final long MAX_SLEEP_MS = 1_000;
   /** A claim is one statement; past this the hand-over goes on without its answer. */
   private static final long HAND_OVER_CLAIM_TIMEOUT_MS = 3_000;
