@@ -2,7 +2,7 @@
 """Writes faults/results/<date>/report.md from the fault records (JSON lines written by FaultRow), the
 failsafe reports of the run (which tests ran, which failed) and faults/rows.tsv (the matrix, in order).
 
-usage: report.py ROWS_TSV RECORDS_JSONL FAILSAFE_REPORTS_DIR MODE DURATION_S OUT_MD
+usage: report.py ROWS_TSV RECORDS_JSONL FAILSAFE_REPORTS_DIR MODE DURATION_S OUT_MD [HOW_NODES_STARTED]
 """
 import glob
 import json
@@ -103,6 +103,7 @@ def num(v):
 
 def main():
     rows_tsv, records_path, reports_dir, mode, duration, out = sys.argv[1:7]
+    how = sys.argv[7] if len(sys.argv) > 7 else None  # how the nodes were started, said in the report
     rows = read_rows(rows_tsv)
     records = read_records(records_path)
     results = read_results(reports_dir)
@@ -186,7 +187,8 @@ def main():
             f.write(f"{key}\t{results[key]}\n")
     with open(out, "w", encoding="utf-8") as f:
         f.write(f"# Fault matrix report — `faults/run.sh --{mode}`\n\n")
-        f.write(f"Run {os.path.basename(os.path.dirname(out))}, {float(duration) / 60:.1f} min on this machine; "
+        f.write(f"Run {os.path.basename(os.path.dirname(out))}, {float(duration) / 60:.1f} min on this machine"
+                + (f" ({how})" if how else "") + "; "
                 f"{len(records)} records from {passed_tests + failed_tests} tests "
                 f"({failed_tests} failed). The figures are what each test measured (raw: `records.jsonl`; the tests and their outcomes: `tests.tsv`); "
                 f"the promise is RELIABILITY.md's.\n\n")
