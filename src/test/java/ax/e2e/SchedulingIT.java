@@ -20,6 +20,7 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.locks.LockSupport;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
@@ -340,14 +341,19 @@ class SchedulingIT {
   }
 
   /**
-   * The matrix's rate-limit row at its scale: while one key (2/s, burst 2) sends as fast as two clients
-   * can, far past ten times its bucket, another key's calls are all answered and their p99 is compared
-   * with the same calls made alone just before. The flooding key gets no more than its bucket allows.
+   * The matrix's rate-limit row past its scale: while one key (2/s, burst 2) sends 200 calls a second from
+   * two clients — 100 times its rate, ten times the matrix's 10× — another key's calls are all answered and
+   * their p99 is compared with the same calls made alone just before. The flooding key gets no more than its
+   * bucket allows.
+   *
+   * <p>The flood is paced: sent as fast as two threads could (~1 100/s), it kept both cores of a 2-core
+   * machine busy with this JVM's own clients, and the neighbour's p99 measured the run queue — 1.2× alone,
+   * 2.6-5.9× inside the CI suite — not whether the limiter shields other keys.
    */
   @Test
   void aKeyFloodingFarPastItsBucketLeavesAnotherKeysCallsAnsweredAndAsFast() throws Exception {
     ApiClient slow = new ApiClient(ax.port, "slow-key", "slow-secret-0123456789abcdef");
-    int neighbourCalls = 300;
+    int neighbourCalls = 1_000; // p99 is then the 10th slowest call, not the 3rd: less at the mercy of one hiccup
     List<Integer> aloneStatuses = new ArrayList<>();
     neighbourLatencies(20, aloneStatuses); // the neighbour's path warm before either measurement
     List<Long> alone = neighbourLatencies(neighbourCalls, aloneStatuses);
@@ -357,9 +363,13 @@ class SchedulingIT {
     AtomicInteger otherAnswers = new AtomicInteger();
     ExecutorService flood = Executors.newFixedThreadPool(2);
     long floodStarted = System.nanoTime();
+    long gapNanos = TimeUnit.MILLISECONDS.toNanos(10); // each client 100/s
     for (int t = 0; t < 2; t++) {
       flood.submit(() -> {
+        long next = System.nanoTime();
         while (flooding.get()) {
+          next += gapNanos;
+          LockSupport.parkNanos(next - System.nanoTime()); // a call that ran late is followed at once
           int status = slow.get("/openapi/v1/tasks?limit=1").status();
           floodCalls.incrementAndGet();
           if (status == 200) {
@@ -398,7 +408,7 @@ class SchedulingIT {
             floodCalls.get(), floodSeconds, floodPerSecond, floodPerSecond / 2, admitted.get(), neighbourCalls, refused,
             p99During, p99Alone));
     assertEquals(0, otherAnswers.get(), "the flooding key got only 200 or 429");
-    assertTrue(floodPerSecond >= 20, "the flood reached ten times the key's rate: " + floodPerSecond + "/s");
+    assertTrue(floodPerSecond >= 100, "the flood reached fifty times the key's rate: " + floodPerSecond + "/s");
     assertTrue(admitted.get() <= allowed, "the flooding key was admitted " + admitted.get() + " times in "
         + floodSeconds + " s; its bucket allows " + allowed);
     // refusals are answered from memory until the next token is due (RefusalMemo): never past it
