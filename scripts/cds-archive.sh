@@ -8,7 +8,7 @@
 #   scripts/cds-archive.sh OUT [JAR]     (JAR defaults to target/ax.jar; PostgreSQL at 127.0.0.1:5432 or
 #                                         AX_CDS_PG, a postgresql:// URL of a server whose user may create databases)
 #
-# About 6 s on a 2-core machine. Exit status 0 when OUT was written.
+# About 9 s on a 2-core machine. Exit status 0 when OUT was written.
 set -euo pipefail
 out="$(realpath -m "${1:?usage: scripts/cds-archive.sh OUT [JAR]}")"
 jar="$(realpath "${2:-target/ax.jar}")"
