@@ -8,7 +8,7 @@
 #
 # --quick (default): a subset covering 24 rows, about 8-10 minutes on a 2-core machine.
 # --full: every test that records a row, at the matrix's scale (100 election starts, 2 000 hostile
-#   connections of each kind): about 65 min on a 2-core machine, 47 of them the election race.
+#   connections of each kind): about 47 min on a 2-core machine, 31 of them the election race.
 # Nodes start with a class-data sharing archive made for the jar first (scripts/cds-archive.sh, ~9 s; the
 # README's advice for faster starts): three JVMs launched together on two cores are ready ~20 % sooner.
 # --no-cds starts them without it.
