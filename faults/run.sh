@@ -66,7 +66,10 @@ full_tests=(
   'DedupeIT#sixteenClientsRacingOnTwoNodesCreateOneTaskPerPayload'
   ClockSkewIT
 )
-full_props=(-Dax.faults.cancels=1000 -Dax.faults.bizkey=10000 -Dax.faults.starts=100 -Dax.faults.connections=2000)
+# restartNice: RollingRestartIT's restarted nodes start under `nice -n 10`, nearest to having their own host
+# (faults/README.md, "The rolling restart's niceness").
+full_props=(-Dax.faults.cancels=1000 -Dax.faults.bizkey=10000 -Dax.faults.starts=100 -Dax.faults.connections=2000
+  -Dax.faults.restartNice=10)
 
 if [ "$mode" = quick ]; then
   tests=("${quick_tests[@]}"); props=("${quick_props[@]}")

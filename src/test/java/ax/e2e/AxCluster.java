@@ -104,9 +104,14 @@ final class AxCluster implements AutoCloseable {
 
   /** As {@link #restart(int)}, with some variables set differently this time. */
   AxProcess restart(int i, Map<String, String> overrides) throws Exception {
+    return restart(i, overrides, List.of());
+  }
+
+  /** As {@link #restart(int, Map)}, the JVM launched through {@code launcher} (e.g. {@code nice -n 10}). */
+  AxProcess restart(int i, Map<String, String> overrides, List<String> launcher) throws Exception {
     Map<String, String> env = new HashMap<>(envFor(i, nodes.size()));
     env.putAll(overrides);
-    AxProcess p = AxProcess.start("server", env);
+    AxProcess p = AxProcess.start("server", env, AxProcess.freePort(), launcher);
     nodes.set(i, p);
     return p;
   }

@@ -32,12 +32,18 @@ final class AxProcess implements AutoCloseable {
   }
 
   static AxProcess start(String command, Map<String, String> env, int port) throws Exception {
+    return start(command, env, port, List.of());
+  }
+
+  /** As {@link #start(String, Map, int)}, the JVM launched through {@code launcher} (e.g. {@code nice -n 10}). */
+  static AxProcess start(String command, Map<String, String> env, int port, List<String> launcher) throws Exception {
     String jar = System.getProperty("ax.jar", "target/ax.jar");
     if (!new File(jar).isFile()) {
       throw new IllegalStateException(jar + " is missing: run `mvn package` (the e2e tests run in `verify`)");
     }
     Path log = Files.createTempFile("ax-e2e-", ".log");
-    List<String> cmd = new ArrayList<>(List.of(javaBin(), "-Xmx512m"));
+    List<String> cmd = new ArrayList<>(launcher);
+    cmd.addAll(List.of(javaBin(), "-Xmx512m"));
     cmd.addAll(nodeJvmFlags());
     cmd.addAll(List.of("-jar", jar, command));
     ProcessBuilder pb = new ProcessBuilder(cmd).redirectErrorStream(true).redirectOutput(log.toFile());
