@@ -100,7 +100,9 @@ public final class LeaderVerticle extends VerticleBase {
     resignations = vertx.eventBus().<String>consumer(Addresses.LEASE_RESIGNED, msg -> {
       if (!stopped && !term.leader() && !inFlight && !holder.equals(msg.body())) {
         vertx.cancelTimer(timerId);
-        schedule(tryAfterResignationMs((System.nanoTime() - startedNanos) / 1_000_000));
+        long deferMs = tryAfterResignationMs((System.nanoTime() - startedNanos) / 1_000_000);
+        LOG.info(msg.body() + " resigned the lease; trying for it in " + deferMs + " ms");
+        schedule(deferMs);
       }
     });
     schedule(0);
