@@ -253,8 +253,8 @@ class BridgeVerticleTest {
       awaitBuffered(150_000); // a's body array has grown to its declared 200 000 bytes
       b.sendLengthOnly(200_000);
       b.sendBytes(new byte[60_000]);
-      // Each holds its array less 8 KiB unbudgeted: a 191 808, b 57 344 (a 64 KiB array), 249 152 in all.
-      awaitBuffered(249_152);
+      // Each holds its array less its unbudgeted 8 KiB: a its declared 200 000 bytes, b a 64 KiB array.
+      awaitBuffered(200_000 + 64 * 1024 - 2 * BridgeLimits.UNBUDGETED_BYTES_PER_CONNECTION); // 249 152
       // A write that fits the socket's buffers at once: b is refused only after all of it was written,
       // so the client never writes into a connection the node has already closed (a broken pipe).
       b.sendBytes(new byte[10_000]); // b's array doubles to 128 KiB, over 256 KiB together
