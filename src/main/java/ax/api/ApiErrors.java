@@ -30,7 +30,7 @@ public final class ApiErrors {
     if (MalformedHttp.isDecoderFailure(ctx.failure())) {
       // the body's framing broke mid-stream: answer (if the connection still takes it) and close
       Problem.validation("the body is not well-formed HTTP/1.1 framing: "
-          + String.valueOf(ctx.failure().getMessage())).sendAndClose(ctx);
+          + String.valueOf(ctx.failure().getMessage())).sendAndCloseNow(ctx);
       return;
     }
     toProblem(ctx).send(ctx);

@@ -89,7 +89,7 @@ public final class ConnectionLimits implements SecurityPolicyHandler {
     long bodyTimer = ctx.request().isEnded() ? NO_TIMER : vertx.setTimer(limits.bodyMs(), id -> {
       if (!ctx.request().isEnded()) {
         new Problem(408, "request_timeout", "Request timeout",
-            "the body did not arrive within " + limits.bodyMs() + " ms").sendAndClose(ctx);
+            "the body did not arrive within " + limits.bodyMs() + " ms").sendAndCloseNow(ctx);
       }
     });
     if (bodyTimer != NO_TIMER) {

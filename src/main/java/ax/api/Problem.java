@@ -1,5 +1,6 @@
 package ax.api;
 
+import io.vertx.core.Future;
 import io.vertx.core.json.JsonObject;
 import io.vertx.ext.web.RoutingContext;
 
@@ -51,14 +52,31 @@ public record Problem(int status, String code, String title, String detail) {
   /**
    * Sends and then closes the connection, for a refusal before the body is read: HTTP/1.1 would
    * otherwise keep the connection open until the client has sent the unread body (a hostile client
-   * never does), and the next bytes on it would be that body, not a request.
+   * never does), and the next bytes on it would be that body, not a request. The close waits, within
+   * {@link LingeringClose}'s bounds, for the body still on its way, so the client reads the answer
+   * instead of a reset.
    */
   public void sendAndClose(RoutingContext ctx) {
     if (ctx.response().ended() || ctx.response().headWritten()) {
       return;
     }
-    ctx.response().putHeader("connection", "close").setStatusCode(status).putHeader("content-type", CONTENT_TYPE)
-        .end(toJson().encode()).onComplete(done -> ctx.request().connection().close());
+    answerWithClose(ctx).onComplete(done -> LingeringClose.afterBody(ctx.vertx(), ctx.request()));
+  }
+
+  /**
+   * Sends and closes at once, reading nothing more: for a body too slow to wait for, or one whose
+   * framing broke.
+   */
+  public void sendAndCloseNow(RoutingContext ctx) {
+    if (ctx.response().ended() || ctx.response().headWritten()) {
+      return;
+    }
+    answerWithClose(ctx).onComplete(done -> ctx.request().connection().close());
+  }
+
+  private Future<Void> answerWithClose(RoutingContext ctx) {
+    return ctx.response().putHeader("connection", "close").setStatusCode(status).putHeader("content-type", CONTENT_TYPE)
+        .end(toJson().encode());
   }
 
   /** Sends with extra members (e.g. {@code current_status}). */

@@ -16,8 +16,9 @@ import java.util.logging.Logger;
  * Runs before a signed request's body is read: everything the signing headers and the query can tell
  * on their own — an access key that exists, a timestamp inside the window, a well-formed nonce and
  * signature, no query parameter twice. A request that fails is answered 401 (400 for a duplicate
- * parameter) and its connection closed without reading the body, so a client that cannot sign costs
- * the node its headers, not a buffered body. {@link HmacAuthHandler} still checks the signature itself
+ * parameter) and its connection closed once the body has arrived, which is thrown away unbuffered
+ * (within LingeringClose's bounds), so a client that cannot sign costs the node its headers, not a
+ * buffered body. {@link HmacAuthHandler} still checks the signature itself
  * once the body is in.
  */
 public final class SigningPrecheck implements SecurityPolicyHandler {
@@ -74,7 +75,7 @@ public final class SigningPrecheck implements SecurityPolicyHandler {
     });
   }
 
-  /** Answers and closes: the body is never read. */
+  /** Answers and closes: the body is never parsed, only discarded while the close lingers. */
   private static void refuse(RoutingContext ctx, Problem problem) {
     problem.sendAndClose(ctx);
   }
