@@ -39,6 +39,8 @@ public final class TaskSubmitter {
   private static final Logger LOG = Logger.getLogger(TaskSubmitter.class.getName());
   private final Vertx vertx;
   private final TaskStore tasks;
+  /** Plain single submissions arriving together share a statement (and its commit). */
+  private final SingleInserts singles;
   private final TaskRequestParser parser;
   private final CallbackUrlPolicy urlPolicy;
   private final HostResolver resolver;
@@ -69,6 +71,7 @@ public final class TaskSubmitter {
     this.tracing = tracing;
     this.vertx = vertx;
     this.tasks = tasks;
+    this.singles = new SingleInserts(tasks);
     this.parser = new TaskRequestParser(urlPolicy);
     this.urlPolicy = urlPolicy;
     this.resolver = resolver;
@@ -192,8 +195,9 @@ public final class TaskSubmitter {
           "\"#" + p.dependsOn().batchItems()[0] + "\" names an item of a batch; outside POST /openapi/v1/tasks/batch "
               + "name task ids"));
     }
-    Future<TaskStore.Inserted> stored = p.dependsOn().isEmpty() ? tasks.insert(p.task(), p.shardIds())
-        : tasks.insertWithParents(p.task(), p.shardIds(), p.dependsOn().taskIds());
+    Future<TaskStore.Inserted> stored = !p.dependsOn().isEmpty()
+        ? tasks.insertWithParents(p.task(), p.shardIds(), p.dependsOn().taskIds())
+        : SingleInserts.takes(p.task(), p.shardIds()) ? singles.insert(p.task()) : tasks.insert(p.task(), p.shardIds());
     return stored.recover(TaskSubmitter::asRefusal);
   }
 

@@ -1,0 +1,162 @@
+package ax.api;
+
+import ax.store.Database;
+import ax.store.StoreErrors;
+import ax.store.TaskStore;
+import ax.task.NewTask;
+import ax.task.TaskStatus;
+import ax.testing.TestPostgres;
+import io.vertx.core.Future;
+import io.vertx.core.Vertx;
+import io.vertx.junit5.VertxExtension;
+import io.vertx.junit5.VertxTestContext;
+import io.vertx.pgclient.PgConnectOptions;
+import io.vertx.sqlclient.Pool;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
+
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Set;
+import java.util.concurrent.atomic.AtomicLong;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * Single submissions arriving together on one event loop share statements, against a real PostgreSQL:
+ * every one answered with its own row (committed), biz_key repeats inside a group answered as duplicates
+ * of the one stored, and a row the table refuses fails only its own submission.
+ */
+@ExtendWith(VertxExtension.class)
+class SingleInsertsTest {
+  private static final AtomicLong IDS = new AtomicLong(70_000_000);
+  private static TestPostgres pg;
+  private static Vertx poolVertx;
+  private static Pool pool;
+  private static TaskStore tasks;
+
+  @BeforeAll
+  static void database() {
+    pg = TestPostgres.create();
+    PgConnectOptions o = Database.connectOptions(pg.url());
+    Database.migrate(o);
+    poolVertx = Vertx.vertx();
+    pool = Database.pool(poolVertx, o, 4);
+    tasks = new TaskStore(pool);
+  }
+
+  @AfterAll
+  static void drop() {
+    pool.close().await();
+    poolVertx.close().await();
+    pg.close();
+  }
+
+  @BeforeEach
+  void emptyTable() {
+    pool.query("TRUNCATE tasks, task_attempts").execute().await();
+  }
+
+  private static NewTask task(String bizKey, int priority) {
+    return new NewTask(IDS.incrementAndGet(), "tenant-a", "key-a", "coupon.grant", System.currentTimeMillis() + 3_600_000,
+        TaskStatus.DELAYED, priority, 2, 60_000, "http://127.0.0.1:9/hook", null, "{\"user\":42}", bizKey);
+  }
+
+  private static long rows() {
+    return pool.query("SELECT count(*) FROM tasks").execute().await().iterator().next().getLong(0);
+  }
+
+  /**
+   * Submits every task at once from one event loop, as concurrent requests on one API verticle would,
+   * then checks the answers and the number of rows stored.
+   */
+  private static void submitTogether(Vertx vertx, SingleInserts singles, List<NewTask> all, VertxTestContext test,
+                                     java.util.function.BiConsumer<List<Future<TaskStore.Inserted>>, Long> then) {
+    vertx.runOnContext(v -> {
+      List<Future<TaskStore.Inserted>> answers = new ArrayList<>();
+      all.forEach(t -> answers.add(singles.insert(t)));
+      Future.join(answers).transform(done -> pool.query("SELECT count(*) FROM tasks").execute())
+          .onComplete(test.succeeding(count -> test.verify(() -> {
+            then.accept(answers, count.iterator().next().getLong(0));
+            test.completeNow();
+          })));
+    });
+  }
+
+  @Test
+  void twoHundredSubmittedAtOnceAreEachStoredInAFewStatements(Vertx vertx, VertxTestContext test) {
+    SingleInserts singles = new SingleInserts(tasks);
+    List<NewTask> all = new ArrayList<>();
+    for (int i = 0; i < 200; i++) {
+      all.add(task(null, 5));
+    }
+    submitTogether(vertx, singles, all, test, (answers, rows) -> {
+      Set<Long> ids = new HashSet<>();
+      for (int i = 0; i < all.size(); i++) {
+        assertTrue(answers.get(i).succeeded(), String.valueOf(answers.get(i).cause()));
+        TaskStore.Inserted ins = answers.get(i).result();
+        assertFalse(ins.duplicate());
+        assertEquals(all.get(i).taskId(), ins.task().taskId(), "each answered with its own task");
+        ids.add(ins.task().taskId());
+      }
+      assertEquals(200, ids.size());
+      assertEquals(200, rows, "every answer had its row committed");
+      assertTrue(singles.statements() <= 2 + 1, "2 alone, then the 198 waiting in one: " + singles.statements());
+    });
+  }
+
+  @Test
+  void aBizKeyRepeatedInOneGroupIsStoredOnceAndTheOthersAnsweredWithIt(Vertx vertx, VertxTestContext test) {
+    SingleInserts singles = new SingleInserts(tasks);
+    List<NewTask> all = new ArrayList<>();
+    for (int i = 0; i < 10; i++) {
+      all.add(task(i < 2 ? null : "order-7", 5)); // the first two go alone, the eight repeats wait together
+    }
+    submitTogether(vertx, singles, all, test, (answers, rows) -> {
+      answers.forEach(a -> assertTrue(a.succeeded(), String.valueOf(a.cause())));
+      List<TaskStore.Inserted> repeats = answers.subList(2, 10).stream().map(Future::result).toList();
+      assertEquals(1, repeats.stream().filter(r -> !r.duplicate()).count(), "one of the eight stored");
+      long stored = repeats.stream().filter(r -> !r.duplicate()).findFirst().orElseThrow().task().taskId();
+      repeats.forEach(r -> assertEquals(stored, r.task().taskId(), "every repeat answered with the stored task"));
+      repeats.stream().filter(TaskStore.Inserted::duplicate)
+          .forEach(r -> assertEquals(TaskStore.DuplicateReason.BIZ_KEY, r.duplicateReason()));
+      assertEquals(3, rows);
+    });
+  }
+
+  @Test
+  void aRowTheTableRefusesFailsOnlyItsOwnSubmission(Vertx vertx, VertxTestContext test) {
+    SingleInserts singles = new SingleInserts(tasks);
+    List<NewTask> all = new ArrayList<>();
+    for (int i = 0; i < 12; i++) {
+      all.add(task(null, i == 7 ? 42 : 5)); // priority 42 breaks CHECK (priority BETWEEN 0 AND 9)
+    }
+    submitTogether(vertx, singles, all, test, (answers, rows) -> {
+      for (int i = 0; i < all.size(); i++) {
+        if (i == 7) {
+          assertTrue(answers.get(i).failed());
+          assertTrue(StoreErrors.isRefusedValue(answers.get(i).cause()), String.valueOf(answers.get(i).cause()));
+        } else {
+          assertTrue(answers.get(i).succeeded(), i + ": " + answers.get(i).cause());
+          assertFalse(answers.get(i).result().duplicate());
+        }
+      }
+      assertEquals(11, rows);
+    });
+  }
+
+  @Test
+  void offAnEventLoopASubmissionIsInsertedAlone() {
+    SingleInserts singles = new SingleInserts(tasks);
+    TaskStore.Inserted ins = singles.insert(task(null, 5)).await();
+    assertFalse(ins.duplicate());
+    assertEquals(1, rows());
+    assertEquals(0, singles.statements(), "not paced");
+  }
+}
