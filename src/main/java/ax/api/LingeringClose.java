@@ -30,22 +30,19 @@ final class LingeringClose {
       return;
     }
     long deadline = vertx.setTimer(MAX_MS, id -> connection.close());
+    Runnable closeNow = () -> {
+      vertx.cancelTimer(deadline);
+      connection.close();
+    };
     long[] discarded = {0};
     request.handler(chunk -> {
       discarded[0] += chunk.length();
       if (discarded[0] > MAX_BYTES) {
-        vertx.cancelTimer(deadline);
-        connection.close();
+        closeNow.run();
       }
     });
-    request.exceptionHandler(failure -> {
-      vertx.cancelTimer(deadline);
-      connection.close();
-    });
-    request.endHandler(done -> {
-      vertx.cancelTimer(deadline);
-      connection.close();
-    });
+    request.exceptionHandler(failure -> closeNow.run());
+    request.endHandler(done -> closeNow.run());
     request.resume(); // the router holds a request paused until a body handler asks for it
   }
 }
