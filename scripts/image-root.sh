@@ -50,8 +50,13 @@ rm -rf "$root"
 mkdir -p "$root"/{app,bin,etc,tmp,opt}
 
 log "jlink: $JAVA_HOME → $root/opt/java"
+# --generate-cds-archive: the runtime's own class-data sharing archive (lib/server/classes.jsa, and
+# classes_nocoops.jsa for heaps over 32 GB; +22 MB), as a JDK's installation has one. Without it the JVM
+# loads and verifies every JDK class from the module image at each start (the image's node was ready 4 %
+# later: bench/tools/start-cost.sh with JAVA_B), and it cannot take an archive of ax's own classes at all
+# (-XX:ArchiveClassesAtExit needs this base; README "Faster starts and restarts").
 "$JAVA_HOME/bin/jlink" --module-path "$JAVA_HOME/jmods" --add-modules "$modules" \
-  --strip-debug --no-header-files --no-man-pages --compress=2 --output "$root/opt/java"
+  --strip-debug --no-header-files --no-man-pages --compress=2 --generate-cds-archive --output "$root/opt/java"
 # Debian's JDK keeps its CA certificates outside the JDK (lib/security/cacerts is a link to
 # /etc/ssl/certs/java/cacerts): jlink then writes none, or an empty store. Take the real one.
 for ca in "$JAVA_HOME/lib/security/cacerts" /etc/ssl/certs/java/cacerts; do
@@ -105,10 +110,10 @@ if [ "$(id -u)" = 0 ] && command -v chroot >/dev/null 2>&1 \
     && unshare --mount --pid --fork sh -c 'mount -t proc proc /proc' 2>/dev/null; then
   mkdir "$root/proc"
   unshare --mount --pid --fork sh -c 'mount -t proc proc "$1/proc" &&
-    chroot --userspec=10001:10001 "$1" /opt/java/bin/java -jar /app/ax.jar --version' sh "$root" >/dev/null \
-    || { rmdir "$root/proc"; fail "java -jar /app/ax.jar --version does not run inside $root (chroot, uid 10001)"; }
+    chroot --userspec=10001:10001 "$1" /opt/java/bin/java -Xshare:on -jar /app/ax.jar --version' sh "$root" >/dev/null \
+    || { rmdir "$root/proc"; fail "java -Xshare:on -jar /app/ax.jar --version does not run inside $root (chroot, uid 10001)"; }
   rmdir "$root/proc"
-  log "checked: java -jar /app/ax.jar --version runs inside the tree as uid 10001"
+  log "checked: java -Xshare:on -jar /app/ax.jar --version runs inside the tree as uid 10001 (-Xshare:on: with its archive, or not at all)"
 else
   log "not checked inside the tree (needs root, chroot and the right to make mount and pid namespaces)"
 fi

@@ -4,13 +4,16 @@
 # CPU over the next 5 s. First one training start writes the archive (-XX:ArchiveClassesAtExit, written when
 # the node exits on SIGTERM), then RUNS starts without and with it, alternating; medians at the end.
 #
-#   bench/tools/start-cost.sh [RUNS] [JAR]      (defaults: 5, target/ax.jar; PostgreSQL at 127.0.0.1:5432)
+#   [JAVA=BIN] bench/tools/start-cost.sh [RUNS] [JAR]   (defaults: java on PATH, 5, target/ax.jar; PostgreSQL at 127.0.0.1:5432)
+#   JAVA=A JAVA_B=B bench/tools/start-cost.sh [RUNS] [JAR]   two runtimes instead, no archive of the jar:
+#                 starts with A and with B, alternating (e.g. two runtimes made by scripts/image-root.sh)
 #
 # Each start gets a database of its own (dropped after) and a lone node (no cluster), so the figure is
 # the JVM's and ax's own start, not a cluster join's.
 set -euo pipefail
 runs="${1:-5}"
 jar="$(realpath "${2:-target/ax.jar}")"
+java="${JAVA:-java}"
 work="$(mktemp -d)"
 archive="$work/ax.jsa"
 tck="$(getconf CLK_TCK)"
@@ -29,7 +32,7 @@ start() {
   t0=$(date +%s%N)
   env AX_PG_URL="postgresql://postgres@127.0.0.1:5432/$db" AX_NODE_ID=start-cost AX_HTTP_PORT=0 \
     AX_BOOTSTRAP_KEY=start-cost:start-cost-secret-0123456789abcdef:bench AX_CALLBACK_ALLOWLIST=127.0.0.1 \
-    java "$@" -jar "$jar" server > "$work/node.log" 2>&1 &
+    "$java" "$@" -jar "$jar" server > "$work/node.log" 2>&1 &
   pid=$!
   local waited=0
   until grep -q "server is up" "$work/node.log"; do
@@ -53,16 +56,28 @@ start() {
 
 median() { sort -n | awk '{a[NR] = $1} END {print (NR % 2) ? a[(NR + 1) / 2] : int((a[NR / 2] + a[NR / 2 + 1]) / 2)}'; }
 
-echo "training start (writes the archive on exit) …"
-start -XX:ArchiveClassesAtExit="$archive" -Xlog:cds=off -Xlog:cds+dynamic=off > /dev/null
-echo "archive: $(du -m "$archive" | cut -f1) MB"
-: > "$work/none"; : > "$work/cds"
-for i in $(seq "$runs"); do
-  r=$(start); echo "run $i without: ready ${r%% *} ms, cpu at ready / next 5 s: $(echo "$r" | cut -d' ' -f2,3) ms"
-  echo "$r" >> "$work/none"
-  r=$(start -XX:SharedArchiveFile="$archive"); echo "run $i with:    ready ${r%% *} ms, cpu at ready / next 5 s: $(echo "$r" | cut -d' ' -f2,3) ms"
-  echo "$r" >> "$work/cds"
-done
-for v in none cds; do
+if [ -n "${JAVA_B:-}" ]; then
+  : > "$work/a"; : > "$work/b"
+  for i in $(seq "$runs"); do
+    java="${JAVA:-java}"; r=$(start); echo "run $i $java: ready ${r%% *} ms, cpu at ready / next 5 s: $(echo "$r" | cut -d' ' -f2,3) ms"
+    echo "$r" >> "$work/a"
+    java="$JAVA_B"; r=$(start); echo "run $i $java: ready ${r%% *} ms, cpu at ready / next 5 s: $(echo "$r" | cut -d' ' -f2,3) ms"
+    echo "$r" >> "$work/b"
+  done
+  versions=(a b)
+else
+  echo "training start (writes the archive on exit) …"
+  start -XX:ArchiveClassesAtExit="$archive" -Xlog:cds=off -Xlog:cds+dynamic=off > /dev/null
+  echo "archive: $(du -m "$archive" | cut -f1) MB"
+  : > "$work/none"; : > "$work/cds"
+  for i in $(seq "$runs"); do
+    r=$(start); echo "run $i without: ready ${r%% *} ms, cpu at ready / next 5 s: $(echo "$r" | cut -d' ' -f2,3) ms"
+    echo "$r" >> "$work/none"
+    r=$(start -XX:SharedArchiveFile="$archive"); echo "run $i with:    ready ${r%% *} ms, cpu at ready / next 5 s: $(echo "$r" | cut -d' ' -f2,3) ms"
+    echo "$r" >> "$work/cds"
+  done
+  versions=(none cds)
+fi
+for v in "${versions[@]}"; do
   echo "median $v: ready $(cut -d' ' -f1 "$work/$v" | median) ms, cpu at ready $(cut -d' ' -f2 "$work/$v" | median) ms, next 5 s $(cut -d' ' -f3 "$work/$v" | median) ms"
 done

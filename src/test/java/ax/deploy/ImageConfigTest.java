@@ -81,6 +81,10 @@ class ImageConfigTest {
     assertTrue(files.containsKey("app/ax.jar"), "app/ax.jar");
     assertTrue(files.containsKey("app/ax-java-executor-example.jar"), "app/ax-java-executor-example.jar");
     assertTrue(files.get("opt/java/lib/security/cacerts").size > 10_000, "the runtime needs CA certificates for HTTPS");
+    TarEntry sharedClasses = files.get("opt/java/lib/server/classes.jsa");
+    assertTrue(sharedClasses != null && sharedClasses.size > 1_000_000,
+        "the runtime needs its class-data sharing archive (jlink --generate-cds-archive): faster starts, and the base"
+            + " an archive of ax's classes needs");
     TarEntry tmp = files.get("tmp");
     assertNotNull(tmp, "/tmp");
     assertEquals(0777, tmp.mode & 0777, "/tmp must be writable by the user ax");
