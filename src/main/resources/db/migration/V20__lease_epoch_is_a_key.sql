@@ -1,0 +1,13 @@
+-- The lease fence (ax.store.Sql.LEASE) locks the lease row of the term it checks until its statement's
+-- transaction ends, so a takeover cannot commit between the check and the write. It took FOR SHARE, which
+-- every UPDATE of the row waits for — the holder's own renewal (every ttl/3) included — while a new FOR SHARE
+-- lock is granted at once even with that UPDATE waiting (checked by hand on PostgreSQL 15: 4 ms against the
+-- UPDATE's 2.6 s). Under a load that keeps fenced writes overlapping a renewal can so wait without end, past
+-- the leader's renewal watchdog, which then steps down without need (LeaseFenceTest shows the wait).
+--
+-- Now the fence takes FOR KEY SHARE, which only an UPDATE of a key column waits for. This unique index makes
+-- epoch a key column (PostgreSQL counts the columns of plain unique indexes), so a takeover — it sets a new
+-- epoch — still waits for every fenced write of the old term in flight and re-reads the row after, while a
+-- renewal or a resignation (expires_at only) no longer waits for them. name alone is already unique, so
+-- the index refuses nothing.
+CREATE UNIQUE INDEX leases_name_epoch ON leases (name, epoch);
