@@ -23,16 +23,18 @@ import java.util.stream.Collectors;
 final class Sql {
   /**
    * The leader-lease fence: a statement that joins {@code lease} changes rows only while the term named
-   * by {@link Params#fence} still holds the lease. {@code FOR KEY SHARE} keeps a takeover from committing
-   * between this check and the write: a takeover sets a new epoch, a key column since V20 (a unique index
-   * over it), so it waits for this lock and then this statement re-reads the row and finds the term gone.
-   * A renewal (expires_at only) does not wait for it, as it did for {@code FOR SHARE} (LeaseFenceTest).
+   * by {@link Params#fence} still holds the lease. {@code FOR SHARE} keeps a takeover from committing
+   * between this check and the write (LeaseFenceTest). It also makes the holder's own renewal wait for the
+   * fenced writes in flight (tens of ms, at most ~0.3 s under a saturating load, against a watchdog of the
+   * TTL); {@code FOR KEY SHARE} with the epoch made a key column took that wait away but cost every fenced
+   * statement more once the row had been renewed, so it was not kept (bench/tools/lease-renewal,
+   * bench/README.md History 2026-12-07, twentieth session).
    */
   static final String LEASE = """
       lease AS (
         SELECT epoch FROM leases
          WHERE name = :lease AND holder = :holder AND epoch = :epoch AND expires_at > now()
-         FOR KEY SHARE
+         FOR SHARE
       )""";
 
   /**

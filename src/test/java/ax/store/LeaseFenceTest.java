@@ -13,14 +13,13 @@ import java.util.concurrent.TimeUnit;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
-import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
  * What the lease fence ({@link Sql#LEASE}) promises while statements of two terms overlap, against a
  * real PostgreSQL: a write of the old term that passed the fence holds a takeover back until it has
  * committed (so nothing of the old term commits after the new term began), and once the new term holds
- * the lease the old term's fenced writes change nothing. Also that renewing the lease — every ttl/3 —
- * does not wait for the fenced writes in flight, nor make new ones wait behind it.
+ * the lease the old term's fenced writes change nothing. (A weaker lock, FOR KEY SHARE without epoch as
+ * a key column, fails this test: the takeover commits at once.)
  */
 class LeaseFenceTest {
   /** Long enough that "not done yet" means "waiting for a lock", not "slow". */
@@ -71,31 +70,6 @@ class LeaseFenceTest {
       assertEquals(1, fencedWrite(connection, new Fence("fence-1", "b", epoch), 1).await());
     } finally {
       connection.close().await();
-    }
-  }
-
-  @Test
-  void renewingTheLeaseNeitherWaitsForFencedWritesNorHoldsNewOnesBack() throws Exception {
-    Fence fence = new Fence("fence-2", "a", leases.tryAcquire("fence-2", "a", "member-a", 30_000).await().orElseThrow());
-    SqlConnection first = db.pool.getConnection().await();
-    SqlConnection second = db.pool.getConnection().await();
-    try {
-      Transaction tx = first.begin().await();
-      assertEquals(1, fencedWrite(first, fence, 1).await());
-
-      Future<Boolean> renewal = leases.renew("fence-2", "a", fence.epoch(), 30_000);
-      assertTrue(renewal.toCompletionStage().toCompletableFuture().get(BLOCKED_MS, TimeUnit.MILLISECONDS),
-          "a renewal must not wait for the fenced writes in flight");
-      Transaction other = second.begin().await();
-      assertEquals(1, fencedWrite(second, fence, 2).toCompletionStage().toCompletableFuture()
-          .get(BLOCKED_MS, TimeUnit.MILLISECONDS), "a fenced write must not queue behind a renewal");
-      tx.commit().await();
-      other.rollback().await();
-    } catch (java.util.concurrent.TimeoutException e) {
-      throw new AssertionError("blocked: " + e, e);
-    } finally {
-      first.close().await();
-      second.close().await();
     }
   }
 }

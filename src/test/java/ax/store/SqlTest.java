@@ -41,6 +41,6 @@ class SqlTest {
     assertEquals(List.of("lease", "holder", "epoch"), sql.names());
     assertEquals("node-a/1", tuple.getValue(1));
     assertEquals(9L, tuple.getValue(2));
-    assertTrue(sql.text().contains("FOR KEY SHARE"));
+    assertTrue(sql.text().contains("FOR SHARE"));
   }
 }
