@@ -125,6 +125,7 @@ public final class AxMetrics {
   private final AtomicLong epoch = new AtomicLong();
   private final Counter termsAcquired;
   private final Counter termsEnded;
+  private final Timer leaseRenewal;
   private final Source clockOffsetMs = new Source();
 
   // executors and the bridge
@@ -252,6 +253,10 @@ public final class AxMetrics {
         .register(registry);
     termsAcquired = leaderChanges("acquired");
     termsEnded = leaderChanges("ended");
+    leaseRenewal = Timer.builder("ax_lease_renewal_latency")
+        .description("round trip of the leader's lease renewal (every ttl/3); a leader steps down when none is "
+            + "confirmed within the TTL less its safety margin")
+        .serviceLevelObjectives(ROUND_TRIP_BUCKETS).register(registry);
     Gauge.builder("ax_clock_offset", clockOffsetMs, s -> s.value() / 1000.0).baseUnit("seconds")
         .description("node wall clock minus database clock; alert above 0.05").strongReference(true)
         .register(registry);
@@ -417,6 +422,11 @@ public final class AxMetrics {
   // ---- the node and the cluster
 
   /** This node's term changed: leading in {@code termEpoch}, or standby. */
+  /** A renewal answered (confirmed or refused), {@code nanos} after it was sent. */
+  public void recordLeaseRenewal(long nanos) {
+    leaseRenewal.record(nanos, TimeUnit.NANOSECONDS);
+  }
+
   public void recordLeaderTerm(boolean isLeader, long termEpoch) {
     long was = leading.getAndSet(isLeader ? 1 : 0);
     epoch.set(isLeader ? termEpoch : 0);

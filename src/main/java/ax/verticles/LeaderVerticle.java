@@ -230,6 +230,9 @@ public final class LeaderVerticle extends VerticleBase {
     long epoch = term.epoch();
     leases.renew(lease, holder, epoch, ttlMs).onComplete(ar -> {
       inFlight = false;
+      if (ar.succeeded()) {
+        metrics.recordLeaseRenewal(System.nanoTime() - sentAt);
+      }
       if (!term.leader() || term.epoch() != epoch) {
         schedule(acquireEveryMs());
         return;

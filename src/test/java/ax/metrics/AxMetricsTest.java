@@ -106,7 +106,7 @@ class AxMetricsTest {
     Map<String, String> types = families(registry.scrape(), problems);
     for (String histogram : List.of("ax_schedule_delay_seconds", "ax_schedule_batch_size", "ax_claim_latency_seconds",
         "ax_dispatch_latency_seconds", "ax_executor_batch_latency_seconds", "ax_executor_batch_write_latency_seconds",
-        "ax_executor_batch_size", "ax_task_retries")) {
+        "ax_executor_batch_size", "ax_task_retries", "ax_lease_renewal_latency_seconds")) {
       assertEquals("histogram", types.get(histogram), histogram);
     }
     types.forEach((name, type) -> assertTrue(!name.startsWith("ax_") || !type.equals("summary"),
@@ -169,6 +169,11 @@ class AxMetricsTest {
     assertTrue(standby.contains("ax_leader_epoch 0.0"));
     assertTrue(standby.contains("ax_leader_changes_total{change=\"acquired\"} 1.0"));
     assertTrue(standby.contains("ax_leader_changes_total{change=\"ended\"} 1.0"));
+    metrics.recordLeaseRenewal(3_000_000);
+    String renewed = registry.scrape();
+    assertTrue(renewed.contains("ax_lease_renewal_latency_seconds_count 1\n"), renewed);
+    assertTrue(renewed.contains("ax_lease_renewal_latency_seconds_bucket{le=\"0.005\"} 1\n"), "3 ms is within 5 ms");
+    assertTrue(renewed.contains("ax_lease_renewal_latency_seconds_bucket{le=\"0.0025\"} 0\n"), "3 ms is over 2.5 ms");
   }
 
   @Test
