@@ -421,12 +421,12 @@ public final class AxMetrics {
 
   // ---- the node and the cluster
 
-  /** This node's term changed: leading in {@code termEpoch}, or standby. */
   /** A renewal answered (confirmed or refused), {@code nanos} after it was sent. */
   public void recordLeaseRenewal(long nanos) {
     leaseRenewal.record(nanos, TimeUnit.NANOSECONDS);
   }
 
+  /** This node's term changed: leading in {@code termEpoch}, or standby. */
   public void recordLeaderTerm(boolean isLeader, long termEpoch) {
     long was = leading.getAndSet(isLeader ? 1 : 0);
     epoch.set(isLeader ? termEpoch : 0);
