@@ -10,6 +10,7 @@ import io.vertx.core.Promise;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
+import java.util.concurrent.atomic.LongAdder;
 
 /**
  * Single submissions of plain tasks (no shards, no parents, no fingerprint) inserted together when
@@ -42,7 +43,7 @@ final class SingleInserts {
 
   private final TaskStore tasks;
   /** Statements sent, alone or grouped (fallbacks not counted): how well submissions share them. */
-  private final java.util.concurrent.atomic.LongAdder statements = new java.util.concurrent.atomic.LongAdder();
+  private final LongAdder statements = new LongAdder();
   private final ThreadLocal<InsertPacing<Pending>> perLoop =
       ThreadLocal.withInitial(() -> new InsertPacing<>(MAX_IN_FLIGHT, MAX_GROUP));
 

@@ -24,7 +24,7 @@ final class Sql {
   /**
    * The leader-lease fence: a statement that joins {@code lease} changes rows only while the term named
    * by {@link Params#fence} still holds the lease. {@code FOR SHARE} keeps a takeover from committing
-   * between this check and the write (LeaseFenceTest). It also makes the holder's own renewal wait for the
+   * between this check and the write (LeaseStoreTest). It also makes the holder's own renewal wait for the
    * fenced writes in flight (tens of ms, at most ~0.3 s under a saturating load, against a watchdog of the
    * TTL); {@code FOR KEY SHARE} with the epoch made a key column took that wait away but cost every fenced
    * statement more once the row had been renewed, so it was not kept (bench/tools/lease-renewal,
