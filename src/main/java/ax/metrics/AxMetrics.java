@@ -33,8 +33,10 @@ import java.util.function.LongSupplier;
  * (R9) to these series and gives the PromQL for each; docker/prometheus and docker/grafana use them, and
  * {@code DashboardMetricsTest} checks that every name they use is registered here.
  *
- * <p>Counters whose label values are open-ended ({@code ax_bridge_refused_total{reason}}) are the one
- * exception: each value appears with its first event. Nothing in the rules or the dashboard uses them.
+ * <p>Meters with many label values are the exception: each value appears with its first event — the
+ * open-ended {@code ax_bridge_refused_total{reason}}, and {@code ax_api_request_latency_seconds{operation,
+ * status}} (every operation of the contract times every status class would put over a thousand
+ * all-zero lines in each scrape). Nothing in the rules uses them.
  */
 public final class AxMetrics {
   /** Where a task is handed over: an HTTP target this node calls, or an executor over the bridge. */
@@ -126,6 +128,7 @@ public final class AxMetrics {
   private final Counter termsAcquired;
   private final Counter termsEnded;
   private final Timer leaseRenewal;
+  private final Map<String, Timer> apiRequests = new ConcurrentHashMap<>();
   private final Source clockOffsetMs = new Source();
 
   // executors and the bridge
@@ -417,6 +420,26 @@ public final class AxMetrics {
 
   public void recordReleased(int n) {
     released.increment(n);
+  }
+
+  // ---- the API
+
+  /**
+   * One API request answered (or given up: {@code status} "unanswered"), {@code nanos} from its headers
+   * to the end of its response. {@code operation} is the contract's operationId, or "none" for a request
+   * answered before a route was chosen (refused on its headers) or matching none.
+   */
+  public void recordApiRequest(String operation, String status, long nanos) {
+    String key = operation + ' ' + status;
+    Timer timer = apiRequests.get(key);
+    if (timer == null) {
+      timer = apiRequests.computeIfAbsent(key, k -> Timer.builder("ax_api_request_latency")
+          .description("an API request, from its headers to the end of its response, by the contract's "
+              + "operationId and status class")
+          .tags("operation", operation, "status", status)
+          .serviceLevelObjectives(ROUND_TRIP_BUCKETS).register(registry));
+    }
+    timer.record(nanos, TimeUnit.NANOSECONDS);
   }
 
   // ---- the node and the cluster

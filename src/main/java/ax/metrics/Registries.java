@@ -4,11 +4,15 @@ import io.micrometer.core.instrument.FunctionCounter;
 import io.micrometer.core.instrument.Meter;
 import io.micrometer.core.instrument.config.MeterFilter;
 import io.micrometer.core.instrument.config.MeterFilterReply;
+import io.micrometer.core.instrument.distribution.DistributionStatisticConfig;
 import io.micrometer.prometheusmetrics.PrometheusConfig;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 
 import java.lang.management.ManagementFactory;
 import java.lang.management.OperatingSystemMXBean;
+import java.time.Duration;
+import java.util.Arrays;
+import java.util.Set;
 
 /**
  * The node's meter registry, made so that {@code promtool check metrics} finds nothing to complain about
@@ -21,8 +25,19 @@ import java.lang.management.OperatingSystemMXBean;
  *   <li>{@code system_cpu_count} (a gauge ending in {@code _count}, which readers take for a histogram's
  *       count): renamed {@code system_cpus}.</li>
  * </ul>
+ * Two of Vert.x's timers get histogram buckets (ax's round-trip buckets, 0.5 ms to 5 s), so their tail
+ * can be read, not only their mean and recent maximum: {@code vertx_sql_processing_time_seconds} (a
+ * PostgreSQL statement as the node sees it, from sending to the last row) and
+ * {@code vertx_pool_queue_time_seconds} (waiting for a pooled connection or worker thread). Together
+ * with {@code ax_api_request_latency_seconds} they say whether a slow request waited on the database,
+ * on the pool, or on the node itself.
  */
 public final class Registries {
+  private static final Set<String> WITH_BUCKETS = Set.of("vertx_sql_processing_time", "vertx_pool_queue_time");
+  private static final DistributionStatisticConfig BUCKETS = DistributionStatisticConfig.builder()
+      .serviceLevelObjectives(Arrays.stream(AxMetrics.ROUND_TRIP_BUCKETS).mapToDouble(Duration::toNanos).toArray())
+      .build();
+
   private Registries() {
   }
 
@@ -35,6 +50,12 @@ public final class Registries {
           @Override
           public Meter.Id map(Meter.Id id) {
             return id.getName().equals("system.cpu.count") ? id.withName("system.cpus") : id;
+          }
+        })
+        .meterFilter(new MeterFilter() {
+          @Override
+          public DistributionStatisticConfig configure(Meter.Id id, DistributionStatisticConfig config) {
+            return WITH_BUCKETS.contains(id.getName().replace('.', '_')) ? BUCKETS.merge(config) : config;
           }
         });
     OperatingSystemMXBean os = ManagementFactory.getOperatingSystemMXBean();

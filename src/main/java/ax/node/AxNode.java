@@ -7,6 +7,7 @@ import ax.api.TaskApi;
 import ax.api.TaskSubmitter;
 import ax.admin.AdminTokens;
 import ax.api.AdminHandlers;
+import ax.api.ApiRequestTimer;
 import ax.api.auth.AdminAuthHandler;
 import ax.api.auth.ApiKeyCache;
 import ax.api.auth.HmacAuthHandler;
@@ -244,7 +245,8 @@ public final class AxNode {
         new SigningPrecheck(keys, clock, HmacAuthHandler.SKEW_WINDOW_MS),
         BodyBudget.forThisJvm(), authHandler(keys, clock, redis),
         new AdminAuthHandler(config.admin().apiEnabled()
-            ? AdminTokens.KIND.verifier(vertx, config.admin().jwtSecret()) : null));
+            ? AdminTokens.KIND.verifier(vertx, config.admin().jwtSecret()) : null),
+        new ApiRequestTimer(metrics::recordApiRequest));
     AdminHandlers admin = new AdminHandlers(vertx, new AdminStore(pool, keyStore));
     Readiness readiness = readiness(redis);
     TaskStore taskStore = new TaskStore(pool);

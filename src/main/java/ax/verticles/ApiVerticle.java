@@ -2,6 +2,7 @@ package ax.verticles;
 
 import ax.api.AdminHandlers;
 import ax.api.ApiErrors;
+import ax.api.ApiRequestTimer;
 import ax.api.BodyBudget;
 import ax.api.BodyReader;
 import ax.api.ConnectionLimits;
@@ -79,10 +80,10 @@ public final class ApiVerticle extends VerticleBase {
   /**
    * What stands between a client and a handler: how many connections and for how long, the checks
    * before the body is read (signing headers, a known key), the body budget, the signature itself, and
-   * for /admin/v1 the admin token.
+   * for /admin/v1 the admin token; and the clock that times each request through all of it.
    */
   public record Gate(ConnectionLimits connections, SigningPrecheck precheck, BodyBudget bodies, HmacAuthHandler auth,
-                     AdminAuthHandler adminAuth) {
+                     AdminAuthHandler adminAuth, ApiRequestTimer timer) {
   }
 
   public ApiVerticle(Settings settings, Gate gate, TaskApi tasks, AdminHandlers admin,
@@ -103,6 +104,7 @@ public final class ApiVerticle extends VerticleBase {
   public Future<?> start() {
     return RouterContract.load(vertx, contractPath).compose(contract -> {
       RouterBuilder rb = RouterBuilder.create(vertx, contract, RequestExtractor.withBodyHandler());
+      rb.rootHandler(gate.timer());
       rb.rootHandler(gate.connections());
       rb.rootHandler(new RequestGuards());
       rb.rootHandler(gate.precheck());

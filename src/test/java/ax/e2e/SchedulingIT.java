@@ -445,6 +445,28 @@ class SchedulingIT {
   }
 
   @Test
+  void apiRequestsAreTimedByOperationAndStatusClass() throws Exception {
+    String count = "ax_api_request_latency_seconds_count";
+    String created = "operation=\"createTask\",status=\"2xx\"";
+    String refusedEarly = "operation=\"none\",status=\"4xx\"";
+    double createdBefore = Health.metric(ax.port, count, created);
+    double refusedBefore = Health.metric(ax.port, count, refusedEarly);
+    assertEquals(201, api.submit(task("e2e.timed", System.currentTimeMillis() + 600_000)).status());
+    var unsigned = java.net.http.HttpClient.newHttpClient().send(java.net.http.HttpRequest.newBuilder(
+            java.net.URI.create("http://127.0.0.1:" + ax.port + "/openapi/v1/tasks"))
+        .header("content-type", "application/json").POST(java.net.http.HttpRequest.BodyPublishers.ofString("{}")).build(),
+        java.net.http.HttpResponse.BodyHandlers.ofString());
+    assertEquals(401, unsigned.statusCode(), "refused on its headers, before a route is chosen");
+    long deadline = System.currentTimeMillis() + 5_000; // recorded when the response has ended
+    while ((Health.metric(ax.port, count, created) < createdBefore + 1
+        || Health.metric(ax.port, count, refusedEarly) < refusedBefore + 1) && System.currentTimeMillis() < deadline) {
+      Thread.sleep(50);
+    }
+    assertEquals(createdBefore + 1, Health.metric(ax.port, count, created), 0.0);
+    assertEquals(refusedBefore + 1, Health.metric(ax.port, count, refusedEarly), 0.0);
+  }
+
+  @Test
   void healthAndMetricsAreServedWithoutSigning() throws Exception {
     var http = java.net.http.HttpClient.newHttpClient();
     var health = http.send(java.net.http.HttpRequest.newBuilder(

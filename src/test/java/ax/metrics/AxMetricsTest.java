@@ -16,11 +16,13 @@ import io.micrometer.core.instrument.binder.jvm.JvmMemoryMetrics;
 import io.micrometer.core.instrument.binder.jvm.JvmThreadMetrics;
 import io.micrometer.core.instrument.binder.system.ProcessorMetrics;
 import io.micrometer.core.instrument.binder.system.UptimeMetrics;
+import io.micrometer.core.instrument.Timer;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.TimeUnit;
 import java.util.regex.Pattern;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
@@ -174,6 +176,37 @@ class AxMetricsTest {
     assertTrue(renewed.contains("ax_lease_renewal_latency_seconds_count 1\n"), renewed);
     assertTrue(renewed.contains("ax_lease_renewal_latency_seconds_bucket{le=\"0.005\"} 1\n"), "3 ms is within 5 ms");
     assertTrue(renewed.contains("ax_lease_renewal_latency_seconds_bucket{le=\"0.0025\"} 0\n"), "3 ms is over 2.5 ms");
+  }
+
+  @Test
+  void apiRequestsAreTimedPerOperationAndStatusClassWithTheirFirstRequest() {
+    AxMetrics metrics = new AxMetrics(registry);
+    assertTrue(!registry.scrape().contains("ax_api_request_latency_seconds"), "no request, no series");
+    metrics.recordApiRequest("createTask", "2xx", 3_000_000);
+    metrics.recordApiRequest("createTask", "2xx", 30_000_000);
+    metrics.recordApiRequest("none", "4xx", 100_000);
+    String scrape = registry.scrape();
+    assertEquals("histogram", families(scrape, new ArrayList<>()).get("ax_api_request_latency_seconds"));
+    assertTrue(scrape.contains("ax_api_request_latency_seconds_count{operation=\"createTask\",status=\"2xx\"} 2\n"),
+        scrape);
+    assertTrue(scrape.contains(
+        "ax_api_request_latency_seconds_bucket{operation=\"createTask\",status=\"2xx\",le=\"0.005\"} 1\n"));
+    assertTrue(scrape.contains(
+        "ax_api_request_latency_seconds_bucket{operation=\"createTask\",status=\"2xx\",le=\"0.05\"} 2\n"));
+    assertTrue(scrape.contains("ax_api_request_latency_seconds_count{operation=\"none\",status=\"4xx\"} 1\n"));
+  }
+
+  @Test
+  void theDatabaseStatementAndPoolWaitTimersOfVertxGetBuckets() {
+    // the names Vert.x's Micrometer metrics register (dots: Micrometer's own convention)
+    Timer.builder("vertx.sql.processing.time").register(registry).record(3, TimeUnit.MILLISECONDS);
+    Timer.builder("vertx.pool.queue.time").tag("pool_type", "sql").register(registry).record(40, TimeUnit.MILLISECONDS);
+    Timer.builder("vertx.other.time").register(registry).record(1, TimeUnit.MILLISECONDS);
+    String scrape = registry.scrape();
+    assertTrue(scrape.contains("vertx_sql_processing_time_seconds_bucket{le=\"0.0025\"} 0\n"), scrape);
+    assertTrue(scrape.contains("vertx_sql_processing_time_seconds_bucket{le=\"0.005\"} 1\n"));
+    assertTrue(scrape.contains("vertx_pool_queue_time_seconds_bucket{pool_type=\"sql\",le=\"0.05\"} 1\n"));
+    assertTrue(!scrape.contains("vertx_other_time_seconds_bucket"), "only those two");
   }
 
   @Test
