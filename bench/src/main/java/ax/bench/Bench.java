@@ -388,7 +388,8 @@ public final class Bench {
   // submit (open loop)
 
   /** The headline of a submit run, for the comparison report. */
-  public record SubmitFigures(Histogram latencyMs, double okPerSecond, long errors, boolean keptUp) {
+  /** {@code inAx}: p50 / p95 / p99 of the same requests inside ax (from its histogram's buckets). */
+  public record SubmitFigures(Histogram latencyMs, double okPerSecond, long errors, boolean keptUp, String inAx) {
   }
 
   public static SubmitFigures submit(Harness h, Report r, Options o) throws Exception {
@@ -468,6 +469,13 @@ public final class Bench {
         h.vertx.cancelTimer(id);
       }
     }));
+    // ax's own histogram of the same requests, from the end of the warm-up: where the time is spent,
+    // inside ax (headers to response end) or outside it (this client, the kernel, the cores' queue)
+    long untilMeasuredMs = (warmupEndNs - System.nanoTime()) / 1_000_000;
+    if (untilMeasuredMs > 0) {
+      Thread.sleep(untilMeasuredMs);
+    }
+    String metricsAtWindow = h.server.get("/metrics");
     long progressEvery = 5_000;
     long deadline = System.currentTimeMillis() + (warmupS + seconds) * 1000 + 120_000;
     while (!finished.isDone() && System.currentTimeMillis() < deadline) {
@@ -478,6 +486,13 @@ public final class Bench {
       }
     }
     double cpu1 = h.server.cpuSeconds();
+    String metricsAtEnd = h.server.get("/metrics");
+    ScrapedHistogram inAx = new ScrapedHistogram(metricsAtWindow, metricsAtEnd,
+        "ax_api_request_latency_seconds", "operation=\"createTask\",status=\"2xx\"");
+    ScrapedHistogram statements = new ScrapedHistogram(metricsAtWindow, metricsAtEnd,
+        "vertx_sql_processing_time_seconds", "");
+    ScrapedHistogram poolWait = new ScrapedHistogram(metricsAtWindow, metricsAtEnd,
+        "vertx_pool_queue_time_seconds", "pool_type=\"sql\"");
     if (!finished.isDone()) {
       r.fail((total - completed.get()) + " requests had no response 120 s after the last was sent");
     }
@@ -485,6 +500,13 @@ public final class Bench {
       r.percentiles("latency from scheduled send (201 only)", msHistogram(latency), " ms", 50, 95, 99, 99.9);
       r.result("latency (µs precision)", "p50 " + latency.getValueAtPercentile(50) + " µs · p99 "
           + latency.getValueAtPercentile(99) + " µs · max " + latency.getMaxValue() + " µs");
+      r.result("inside ax (ax_api_request_latency_seconds, createTask 2xx, headers to response end; p50 / p95 / p99 "
+          + "by bucket)", inAx.bounds(0.50, 0.95, 0.99) + " over " + Report.fmt(inAx.count(), 0)
+          + " requests answered from the end of the warm-up");
+      r.result("its PostgreSQL statements (vertx_sql_processing_time_seconds, every statement of the node)",
+          statements.bounds(0.50, 0.95, 0.99) + " over " + Report.fmt(statements.count(), 0) + " statements");
+      r.result("waiting for a pooled connection (vertx_pool_queue_time_seconds)",
+          poolWait.bounds(0.50, 0.95, 0.99) + " over " + Report.fmt(poolWait.count(), 0) + " waits");
       double drainS = Math.max(seconds, (lastResponseNs[0] - warmupEndNs) / 1e9);
       r.result("throughput (201/s)", Report.fmt(okInWindow[0] / (double) seconds, 1)
           + " answered during the " + seconds + " s window; the measured requests took "
@@ -526,7 +548,8 @@ public final class Bench {
       double drainS = Math.max(seconds, (lastResponseNs[0] - warmupEndNs) / 1e9);
       long errors = outcomes.entrySet().stream().filter(e -> !e.getKey().equals("201"))
           .mapToLong(Map.Entry::getValue).sum();
-      return new SubmitFigures(msHistogram(latency), measuredOk[0] / drainS, errors, drainS <= seconds * 1.05 + 1);
+      return new SubmitFigures(msHistogram(latency), measuredOk[0] / drainS, errors, drainS <= seconds * 1.05 + 1,
+          inAx.bounds(0.50, 0.95, 0.99));
     }
   }
 

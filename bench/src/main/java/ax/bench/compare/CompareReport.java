@@ -597,14 +597,18 @@ public final class CompareReport {
     line("## Submit latency — ax only, signed single `POST /openapi/v1/tasks`, open loop");
     line("");
     line("Latency from each request's scheduled send time (no coordinated omission); details per rate in report.md. "
-        + "The peers have no network API: their scheduling call is an in-process JDBC insert, so there is nothing to compare.");
+        + "The peers have no network API: their scheduling call is an in-process JDBC insert, so there is nothing to compare. "
+        + "*Inside ax*: the same requests (from the end of the warm-up) in ax's `ax_api_request_latency_seconds` "
+        + "(headers to response end), as the upper bound of the bucket each quantile falls in; the rest of the "
+        + "latency is this client, the kernel and waiting for a core.");
     line("");
-    line("| rate | p50 | p95 | p99 | max | answered/s | errors | kept up |");
-    line("|---|---|---|---|---|---|---|---|");
+    line("| rate | p50 | p95 | p99 | max | inside ax: p50 / p95 / p99 | answered/s | errors | kept up |");
+    line("|---|---|---|---|---|---|---|---|---|");
     r.submit.forEach((rate, f) -> {
       Histogram h = f.latencyMs();
       line("| " + Report.fmt(rate, 0) + " req/s | " + h.getValueAtPercentile(50) + " ms | " + h.getValueAtPercentile(95)
-          + " ms | " + h.getValueAtPercentile(99) + " ms | " + h.getMaxValue() + " ms | " + Report.fmt(f.okPerSecond(), 0)
+          + " ms | " + h.getValueAtPercentile(99) + " ms | " + h.getMaxValue() + " ms | " + f.inAx() + " | "
+          + Report.fmt(f.okPerSecond(), 0)
           + " | " + f.errors() + " | " + (f.keptUp() ? "yes" : "**no**") + " |");
     });
     line("");
