@@ -46,6 +46,13 @@ public final class Database {
   }
 
   /**
+   * The pools' names: the {@code pool_name} of Vert.x's pool meters ({@code vertx_pool_*}), which would
+   * otherwise count both pools as one, "__vertx.DEFAULT". Not shared pools: a name alone shares nothing.
+   */
+  public static final String DATA_POOL = "ax-data";
+  public static final String CONTROL_POOL = "ax-control";
+
+  /**
    * Two connections for the node's control round trips — the leader lease, the node slot lease, the
    * database clock — apart from the {@link #pool} the data path queues on. A burst queues thousands of
    * claims and outcome writes there (up to 10 000 waiting); a lease renewal behind them went unconfirmed
@@ -55,7 +62,7 @@ public final class Database {
    */
   public static Pool controlPool(Vertx vertx, PgConnectOptions o) {
     return PgBuilder.pool()
-        .with(new PoolOptions().setMaxSize(2).setMaxWaitQueueSize(64))
+        .with(new PoolOptions().setMaxSize(2).setMaxWaitQueueSize(64).setName(CONTROL_POOL))
         .connectingTo(o)
         .using(vertx)
         .build();
@@ -63,7 +70,7 @@ public final class Database {
 
   public static Pool pool(Vertx vertx, PgConnectOptions o, int maxSize) {
     return PgBuilder.pool()
-        .with(new PoolOptions().setMaxSize(maxSize).setMaxWaitQueueSize(10_000))
+        .with(new PoolOptions().setMaxSize(maxSize).setMaxWaitQueueSize(10_000).setName(DATA_POOL))
         .connectingTo(o)
         .using(vertx)
         .build();

@@ -483,6 +483,10 @@ class SchedulingIT {
     assertTrue(metrics.body().contains("ax_schedule_delay_seconds_bucket{target=\"http\",le=\"0.001\"}"),
         "lateness is a histogram with buckets");
     assertTrue(metrics.body().contains("ax_leader 1.0"));
-    assertFalse(metrics.body().isEmpty());
+    for (String pool : List.of("ax-data", "ax-control")) {
+      assertTrue(metrics.body().contains("vertx_pool_queue_time_seconds_bucket{pool_name=\"" + pool
+          + "\",pool_type=\"sql\",le=\"0.0025\"}"), "the " + pool + " pool's waits, apart and with buckets");
+    }
+    assertTrue(metrics.body().contains("vertx_sql_processing_time_seconds_bucket{le=\"0.0025\"}"));
   }
 }

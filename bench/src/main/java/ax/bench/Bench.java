@@ -492,7 +492,7 @@ public final class Bench {
     ScrapedHistogram statements = new ScrapedHistogram(metricsAtWindow, metricsAtEnd,
         "vertx_sql_processing_time_seconds", "");
     ScrapedHistogram poolWait = new ScrapedHistogram(metricsAtWindow, metricsAtEnd,
-        "vertx_pool_queue_time_seconds", "pool_type=\"sql\"");
+        "vertx_pool_queue_time_seconds", "pool_name=\"ax-data\"");
     if (!finished.isDone()) {
       r.fail((total - completed.get()) + " requests had no response 120 s after the last was sent");
     }
@@ -505,7 +505,7 @@ public final class Bench {
           + " requests answered from the end of the warm-up");
       r.result("its PostgreSQL statements (vertx_sql_processing_time_seconds, every statement of the node)",
           statements.bounds(0.50, 0.95, 0.99) + " over " + Report.fmt(statements.count(), 0) + " statements");
-      r.result("waiting for a pooled connection (vertx_pool_queue_time_seconds)",
+      r.result("waiting for a connection of the data pool (vertx_pool_queue_time_seconds{pool_name=\"ax-data\"})",
           poolWait.bounds(0.50, 0.95, 0.99) + " over " + Report.fmt(poolWait.count(), 0) + " waits");
       double drainS = Math.max(seconds, (lastResponseNs[0] - warmupEndNs) / 1e9);
       r.result("throughput (201/s)", Report.fmt(okInWindow[0] / (double) seconds, 1)
