@@ -13,10 +13,13 @@ import java.util.List;
 import java.util.concurrent.atomic.LongAdder;
 
 /**
- * Single submissions of plain tasks (no shards, no parents, no fingerprint) inserted together when
- * they arrive together: {@link InsertPacing} decides, {@link TaskStore#insertMany} writes a group in
+ * Single submissions of plain tasks (no shards, no parents) inserted together when they arrive
+ * together: {@link InsertPacing} decides, {@link TaskStore#insertMany} writes a group in
  * one statement and one commit. Each submission is still answered only after its row committed, and
- * each gets its own answer: a task stored, or the existing one it duplicated (biz_key).
+ * each gets its own answer: a task stored, or the existing one it duplicated (biz_key, or the
+ * fingerprint rule: a group goes in as the batch endpoint's tasks do, through the fingerprint gates, so
+ * the rule holds inside a group and against every other writer). A lone submission is one statement
+ * ({@link TaskStore#insert(NewTask)}); a group with fingerprints is one transaction.
  *
  * <p>A group whose statement fails for a reason other than the database being unavailable (a value one
  * row's constraint refuses, a deadlock with a batch) is inserted again one task at a time, so one bad
@@ -53,7 +56,7 @@ final class SingleInserts {
 
   /** Whether {@link #insert} takes this task; the others go through {@link TaskStore#insert(NewTask, long[])}. */
   static boolean takes(NewTask t, long[] shardIds) {
-    return shardIds.length == 0 && t.shardTotal() == 1 && t.fingerprint() == null;
+    return shardIds.length == 0 && t.shardTotal() == 1;
   }
 
   /** Inserts (committed) a task {@link #takes} accepts, alone or with others arriving at the same time. */

@@ -3,6 +3,7 @@ package ax.api;
 import ax.store.Database;
 import ax.store.StoreErrors;
 import ax.store.TaskStore;
+import ax.task.Fingerprint;
 import ax.task.NewTask;
 import ax.task.TaskStatus;
 import ax.testing.TestPostgres;
@@ -127,6 +128,42 @@ class SingleInsertsTest {
       repeats.stream().filter(TaskStore.Inserted::duplicate)
           .forEach(r -> assertEquals(TaskStore.DuplicateReason.BIZ_KEY, r.duplicateReason()));
       assertEquals(3, rows);
+    });
+  }
+
+  /** The default submission: dedupe on, so it carries the fingerprint of its tenant, type and payload. */
+  private static NewTask fingerprinted(String payload) {
+    NewTask t = task(null, 5);
+    return new NewTask(t.taskId(), t.tenantId(), t.apiKey(), t.taskType(), t.triggerTimeMs(), t.status(), t.priority(),
+        t.maxRetry(), t.timeoutMs(), t.callbackUrl(), t.processor(), payload, null, 1, null,
+        Fingerprint.of(t.tenantId(), t.taskType(), Fingerprint.payloadDigest(payload)));
+  }
+
+  @Test
+  void fingerprintedSubmissionsGoTogetherAndTheRuleHoldsInsideAGroup(Vertx vertx, VertxTestContext test) {
+    SingleInserts singles = new SingleInserts(tasks);
+    List<NewTask> all = new ArrayList<>();
+    for (int i = 0; i < 50; i++) {
+      all.add(fingerprinted("{\"user\":" + i + "}"));
+    }
+    for (int i = 0; i < 6; i++) {
+      all.add(fingerprinted("{\"user\":\"same\"}")); // equal payloads due at the same time: one task
+    }
+    assertTrue(SingleInserts.takes(all.get(0), new long[0]), "the API sends them here (TaskSubmitter)");
+    submitTogether(vertx, singles, all, test, (answers, rows) -> {
+      answers.forEach(a -> assertTrue(a.succeeded(), String.valueOf(a.cause())));
+      for (int i = 0; i < 50; i++) {
+        assertFalse(answers.get(i).result().duplicate(), "distinct payloads are distinct tasks");
+        assertEquals(all.get(i).taskId(), answers.get(i).result().task().taskId());
+      }
+      List<TaskStore.Inserted> same = answers.subList(50, 56).stream().map(Future::result).toList();
+      assertEquals(1, same.stream().filter(r -> !r.duplicate()).count(), "one of the six equal ones stored");
+      long stored = same.stream().filter(r -> !r.duplicate()).findFirst().orElseThrow().task().taskId();
+      same.forEach(r -> assertEquals(stored, r.task().taskId(), "each answered with the stored task"));
+      same.stream().filter(TaskStore.Inserted::duplicate)
+          .forEach(r -> assertEquals(TaskStore.DuplicateReason.FINGERPRINT, r.duplicateReason()));
+      assertEquals(51, rows);
+      assertTrue(singles.statements() <= 2 + 1, "2 alone, then the 54 waiting together: " + singles.statements());
     });
   }
 
