@@ -90,6 +90,16 @@ class SingleInsertsTest {
     });
   }
 
+  /** Of equal submissions one was stored, and every one was answered with it; the others as {@code reason}. */
+  private static void assertOneStoredTheRestItsDuplicates(List<Future<TaskStore.Inserted>> answers,
+                                                          TaskStore.DuplicateReason reason) {
+    List<TaskStore.Inserted> equal = answers.stream().map(Future::result).toList();
+    assertEquals(1, equal.stream().filter(r -> !r.duplicate()).count(), "one of the " + equal.size() + " stored");
+    long stored = equal.stream().filter(r -> !r.duplicate()).findFirst().orElseThrow().task().taskId();
+    equal.forEach(r -> assertEquals(stored, r.task().taskId(), "each answered with the stored task"));
+    equal.stream().filter(TaskStore.Inserted::duplicate).forEach(r -> assertEquals(reason, r.duplicateReason()));
+  }
+
   @Test
   void twoHundredSubmittedAtOnceAreEachStoredInAFewStatements(Vertx vertx, VertxTestContext test) {
     SingleInserts singles = new SingleInserts(tasks);
@@ -121,12 +131,7 @@ class SingleInsertsTest {
     }
     submitTogether(vertx, singles, all, test, (answers, rows) -> {
       answers.forEach(a -> assertTrue(a.succeeded(), String.valueOf(a.cause())));
-      List<TaskStore.Inserted> repeats = answers.subList(2, 10).stream().map(Future::result).toList();
-      assertEquals(1, repeats.stream().filter(r -> !r.duplicate()).count(), "one of the eight stored");
-      long stored = repeats.stream().filter(r -> !r.duplicate()).findFirst().orElseThrow().task().taskId();
-      repeats.forEach(r -> assertEquals(stored, r.task().taskId(), "every repeat answered with the stored task"));
-      repeats.stream().filter(TaskStore.Inserted::duplicate)
-          .forEach(r -> assertEquals(TaskStore.DuplicateReason.BIZ_KEY, r.duplicateReason()));
+      assertOneStoredTheRestItsDuplicates(answers.subList(2, 10), TaskStore.DuplicateReason.BIZ_KEY);
       assertEquals(3, rows);
     });
   }
@@ -156,12 +161,7 @@ class SingleInsertsTest {
         assertFalse(answers.get(i).result().duplicate(), "distinct payloads are distinct tasks");
         assertEquals(all.get(i).taskId(), answers.get(i).result().task().taskId());
       }
-      List<TaskStore.Inserted> same = answers.subList(50, 56).stream().map(Future::result).toList();
-      assertEquals(1, same.stream().filter(r -> !r.duplicate()).count(), "one of the six equal ones stored");
-      long stored = same.stream().filter(r -> !r.duplicate()).findFirst().orElseThrow().task().taskId();
-      same.forEach(r -> assertEquals(stored, r.task().taskId(), "each answered with the stored task"));
-      same.stream().filter(TaskStore.Inserted::duplicate)
-          .forEach(r -> assertEquals(TaskStore.DuplicateReason.FINGERPRINT, r.duplicateReason()));
+      assertOneStoredTheRestItsDuplicates(answers.subList(50, 56), TaskStore.DuplicateReason.FINGERPRINT);
       assertEquals(51, rows);
       assertTrue(singles.statements() <= 2 + 1, "2 alone, then the 54 waiting together: " + singles.statements());
     });
