@@ -14,12 +14,12 @@ import java.util.concurrent.atomic.LongAdder;
 
 /**
  * Single submissions of plain tasks (no shards, no parents) inserted together when they arrive
- * together: {@link InsertPacing} decides, {@link TaskStore#insertMany} writes a group in
- * one statement and one commit. Each submission is still answered only after its row committed, and
+ * together: {@link InsertPacing} decides, {@link TaskStore#insertGroup} writes a group in
+ * one autocommit statement. Each submission is still answered only after its row committed, and
  * each gets its own answer: a task stored, or the existing one it duplicated (biz_key, or the
- * fingerprint rule: a group goes in as the batch endpoint's tasks do, through the fingerprint gates, so
- * the rule holds inside a group and against every other writer). A lone submission is one statement
- * ({@link TaskStore#insert(NewTask)}); a group with fingerprints is one transaction.
+ * fingerprint rule: each row of a group locks its fingerprint's gate and checks as a lone insert does,
+ * so the rule holds inside a group and against every other writer). A lone submission is one statement
+ * too ({@link TaskStore#insert(NewTask)}).
  *
  * <p>A group whose statement fails for a reason other than the database being unavailable (a value one
  * row's constraint refuses, a deadlock with a batch) is inserted again one task at a time, so one bad
@@ -39,7 +39,10 @@ final class SingleInserts {
 
   /**
    * In a group, tenants' biz_keys in one order, so two groups racing with the same keys wait for each
-   * other instead of deadlocking (rows go in request order, see TaskStore.INSERT_MANY).
+   * other instead of deadlocking. The statement keeps this order among rows of equal fingerprint (and
+   * those without one, dedupe off); the rest go in fingerprint order, the gates' (TaskStore.INSERT_GROUP).
+   * A deadlock left (equal keys under unequal fingerprints, in opposite orders) fails the statement and
+   * its tasks go in one at a time.
    */
   private static final Comparator<Pending> BY_BIZ_KEY = Comparator
       .comparing((Pending p) -> p.task().bizKey() == null ? "" : p.task().tenantId() + '\u0000' + p.task().bizKey());
@@ -82,7 +85,7 @@ final class SingleInserts {
     } else {
       List<Pending> ordered = new ArrayList<>(group);
       ordered.sort(BY_BIZ_KEY);
-      done = tasks.insertMany(ordered.stream().map(Pending::task).toList()).compose(stored -> {
+      done = tasks.insertGroup(ordered.stream().map(Pending::task).toList()).compose(stored -> {
         for (int i = 0; i < ordered.size(); i++) {
           ordered.get(i).answer().complete(stored.get(i));
         }

@@ -10,6 +10,8 @@ import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
 
 import java.util.ArrayList;
 import java.util.List;
@@ -23,8 +25,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
  * The fingerprint rule in PostgreSQL (V13, enforced by V17's gates): its 5-second boundary, what opts
- * out, which task a duplicate is answered with, batches, and concurrent single and batch inserts on 16
- * connections.
+ * out, which task a duplicate is answered with, batches and groups of single submissions, and concurrent
+ * single, group and batch inserts on 16 connections.
  */
 class DedupeStoreTest {
   private static final AtomicLong IDS = new AtomicLong(50_000_000);
@@ -45,6 +47,15 @@ class DedupeStoreTest {
   @BeforeEach
   void emptyTable() {
     db.pool.query("TRUNCATE tasks, task_attempts").execute().await();
+  }
+
+  /** The two ways several tasks go in together: a batch (set-wise check) and a group (row by row). */
+  enum Together {
+    BATCH, GROUP;
+
+    Future<List<TaskStore.Inserted>> insert(TaskStore store, List<NewTask> tasks) {
+      return this == BATCH ? store.insertMany(tasks) : store.insertGroup(tasks);
+    }
   }
 
   private static UUID fp(String tenant, String payload) {
@@ -74,16 +85,17 @@ class DedupeStoreTest {
   }
 
   /**
-   * The batch insert states the window in its own SQL (TaskStore.fingerprintNear), the single insert in
-   * V17's function: both must draw the line at exactly 5 s. Equal items go in successive rounds, so
+   * The batch insert states the window in its own SQL (TaskStore.fingerprintNear), the single insert and a
+   * group in V17's function: all must draw the line at exactly 5 s. Equal items go in successive rounds, so
    * each is checked against the stored task and the items created before it.
    */
-  @Test
-  void aBatchDrawsTheSameFiveSecondLineAsASingleInsert() {
+  @ParameterizedTest
+  @EnumSource(Together.class)
+  void tasksInsertedTogetherDrawTheSameFiveSecondLineAsASingleInsert(Together together) {
     long t = db.dbNow() + 600_000;
     UUID f = fp("tenant-a", "{\"user\":42}");
     TaskStore.Inserted stored = tasks.insert(task("tenant-a", t, f, null)).await();
-    List<TaskStore.Inserted> out = tasks.insertMany(List.of(task("tenant-a", t + 4_999, f, null),
+    List<TaskStore.Inserted> out = together.insert(tasks, List.of(task("tenant-a", t + 4_999, f, null),
         task("tenant-a", t - 5_000, f, null), task("tenant-a", t + 5_000, f, null))).await();
     assertEquals(TaskStore.DuplicateReason.FINGERPRINT, out.get(0).duplicateReason(), "4.999 s later");
     assertEquals(stored.task().taskId(), out.get(0).task().taskId());
@@ -118,8 +130,9 @@ class DedupeStoreTest {
     assertEquals(1, count());
   }
 
-  @Test
-  void aBatchCreatesTheFirstOfEqualItemsAndAnswersTheRestWithIt() {
+  @ParameterizedTest
+  @EnumSource(Together.class)
+  void tasksInsertedTogetherCreateTheFirstOfEqualItemsAndAnswerTheRestWithIt(Together together) {
     long t = db.dbNow() + 600_000;
     UUID f = fp("tenant-a", "{\"user\":42}");
     TaskStore.Inserted stored = tasks.insert(task("tenant-a", t - 60_000, f, null)).await();
@@ -131,7 +144,7 @@ class DedupeStoreTest {
     for (int i = 0; i < 50; i++) {
       batch.add(task("tenant-a", t, fp("tenant-a", "{\"n\":" + i + "}"), null)); // fifty distinct
     }
-    List<TaskStore.Inserted> out = tasks.insertMany(batch).await();
+    List<TaskStore.Inserted> out = together.insert(tasks, batch).await();
     assertFalse(out.get(0).duplicate(), "the first of the copies is created");
     for (int i = 1; i < 10; i++) {
       assertEquals(TaskStore.DuplicateReason.FINGERPRINT, out.get(i).duplicateReason());
@@ -147,12 +160,13 @@ class DedupeStoreTest {
    * at -4 s, the batch has copies at 0 s (refused: 4 s from the stored one), +3 s (created: 7 s from the
    * stored one, and the one at 0 s does not exist) and +4.5 s (refused: 1.5 s from the one at +3 s).
    */
-  @Test
-  void equalItemsOfABatchAreCheckedInOrderAgainstWhatWasCreated() {
+  @ParameterizedTest
+  @EnumSource(Together.class)
+  void equalItemsInsertedTogetherAreCheckedInOrderAgainstWhatWasCreated(Together together) {
     long t = db.dbNow() + 600_000;
     UUID f = fp("tenant-a", "{\"chain\":1}");
     TaskStore.Inserted stored = tasks.insert(task("tenant-a", t - 4_000, f, null)).await();
-    List<TaskStore.Inserted> out = tasks.insertMany(List.of(task("tenant-a", t, f, null),
+    List<TaskStore.Inserted> out = together.insert(tasks, List.of(task("tenant-a", t, f, null),
         task("tenant-a", t + 3_000, f, null), task("tenant-a", t + 4_500, f, null))).await();
     assertEquals(stored.task().taskId(), out.get(0).task().taskId());
     assertFalse(out.get(1).duplicate());
@@ -161,12 +175,13 @@ class DedupeStoreTest {
   }
 
   /**
-   * 8 batches of the same 300 payloads, each in its own order, and 8 single inserts of some of them, all
-   * at once on 16 connections: each payload is one task, and every answer names it. Gates are locked in
-   * slot order whatever the request order, so nothing deadlocks.
+   * 8 batches of the same 300 payloads, each in its own order, 8 groups of 40 of them and 8 single inserts
+   * of some of them, all at once on 16 connections: each payload is one task, and every answer names it.
+   * Gates are locked in slot order whatever the request order, so nothing deadlocks (a deadlock would
+   * fail a batch or a group).
    */
   @Test
-  void concurrentBatchesAndSingleInsertsOfTheSamePayloadsCreateEachOnce() {
+  void concurrentBatchesGroupsAndSingleInsertsOfTheSamePayloadsCreateEachOnce() {
     onSixteenConnections(racing -> {
       long t = db.dbNow() + 600_000;
       List<UUID> payloads = new ArrayList<>();
@@ -183,6 +198,8 @@ class DedupeStoreTest {
           batch.add(task("tenant-a", t + c * 100L, f, null));
         }
         batches.add(racing.insertMany(batch));
+        batches.add(racing.insertGroup(batch.subList(c * 30, c * 30 + 40).stream()
+            .map(b -> task("tenant-a", b.triggerTimeMs() + 25, b.fingerprint(), null)).toList()));
         singles.add(racing.insert(task("tenant-a", t + c * 100L + 50, payloads.get(c * 37), null)));
       }
       Future.all(batches).await();
