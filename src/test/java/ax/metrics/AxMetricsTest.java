@@ -181,7 +181,12 @@ class AxMetricsTest {
   @Test
   void apiRequestsAreTimedPerOperationAndStatusClassWithTheirFirstRequest() {
     AxMetrics metrics = new AxMetrics(registry);
-    assertTrue(!registry.scrape().contains("ax_api_request_latency_seconds"), "no request, no series");
+    String fresh = registry.scrape();
+    assertTrue(fresh.contains("ax_api_request_latency_seconds_count{operation=\"createTask\",status=\"2xx\"} 0\n"),
+        "the dashboard's submissions are there at zero");
+    assertTrue(fresh.contains(
+        "ax_api_request_latency_seconds_count{operation=\"createTaskBatch\",status=\"2xx\"} 0\n"));
+    assertTrue(!fresh.contains("operation=\"none\""), "the others appear with their first request");
     metrics.recordApiRequest("createTask", "2xx", 3_000_000);
     metrics.recordApiRequest("createTask", "2xx", 30_000_000);
     metrics.recordApiRequest("none", "4xx", 100_000);
