@@ -486,7 +486,7 @@ public final class TaskStore {
    * committed tasks as duplicates (fingerprint), as for any 5xx.
    */
   public Future<List<Inserted>> insertMany(List<NewTask> batch) {
-    requireUnsharded(batch);
+    requireUnsharded("insertMany", batch);
     List<java.util.UUID> fingerprints = fingerprintsOf(batch);
     java.util.Map<Long, TaskRecord> inserted = new java.util.HashMap<>();
     Future<java.util.Map<Long, TaskRecord>> stored = fingerprints.isEmpty()
@@ -509,14 +509,14 @@ public final class TaskStore {
    * as a lone insert is (see {@link #INSERT_GROUP}); the answers are in the order of {@code group}.
    */
   public Future<List<Inserted>> insertGroup(List<NewTask> group) {
-    requireUnsharded(group);
+    requireUnsharded("insertGroup", group);
     return insertRound(pool, INSERT_GROUP, group, new java.util.HashMap<>()).compose(done -> answers(group, done));
   }
 
-  private static void requireUnsharded(List<NewTask> tasks) {
+  private static void requireUnsharded(String method, List<NewTask> tasks) {
     for (NewTask t : tasks) {
       if (t.shardTotal() != 1) {
-        throw new IllegalArgumentException("takes unsharded tasks only");
+        throw new IllegalArgumentException(method + " takes unsharded tasks only");
       }
     }
   }
