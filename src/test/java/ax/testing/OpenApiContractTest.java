@@ -82,7 +82,10 @@ class OpenApiContractTest {
   private static OpenAPIContract contract;
   private static HttpServer server;
   private static HttpClient client;
-  /** What the validating server saw and answered, for the message when a request gets no answer. */
+  /** Marks each request ({@value #MARKER} header), so a request that gets no answer can be told apart. */
+  private static final java.util.concurrent.atomic.AtomicInteger requests = new java.util.concurrent.atomic.AtomicInteger();
+  private static final String MARKER = "X-Test-Request";
+  /** What the validating server saw and answered (method, URI, marker), for the message when a request gets no answer. */
   private static final List<String> received = new java.util.concurrent.CopyOnWriteArrayList<>();
   private static final List<String> answered = new java.util.concurrent.CopyOnWriteArrayList<>();
 
@@ -94,7 +97,8 @@ class OpenApiContractTest {
     // Answers 200 with the validated body, or 400 with what the validator said.
     server = vertx.createHttpServer()
         .requestHandler(req -> {
-          received.add(req.method() + " " + req.uri());
+          String seen = req.method() + " " + req.uri() + " #" + req.getHeader(MARKER);
+          received.add(seen);
           validator.validate(req).onComplete(ar -> {
             try {
               if (ar.succeeded()) {
@@ -107,11 +111,14 @@ class OpenApiContractTest {
             } catch (RuntimeException e) { // an answer, not a hang: the test then fails on the status
               req.response().setStatusCode(500).end(new JsonObject().put("exception", e.toString()).encode());
             }
-            answered.add(req.method() + " " + req.uri());
+            answered.add(seen);
           });
         })
         .listen(0, "127.0.0.1").await();
-    client = vertx.createHttpClient();
+    // A connection per request: twice in many runs a request got no answer in 10 s while the server had answered
+    // every request to that URI it received (9 of 9), which points at a request stuck on a reused connection.
+    // Not reproduced, so this is a guess: each request also carries a marker, to say next time whether it arrived.
+    client = vertx.createHttpClient(new io.vertx.core.http.HttpClientOptions().setKeepAlive(false));
   }
 
   @AfterAll
@@ -119,6 +126,13 @@ class OpenApiContractTest {
     if (vertx != null) {
       vertx.close().await();
     }
+  }
+
+  /** A renamed operation would otherwise leave the dashboard's zero series under a name nothing answers. */
+  @Test
+  void theOperationsTheDashboardDrawsFromTheStartAreOperationsOfTheContract() {
+    assertTrue(OPERATIONS.keySet().containsAll(ax.metrics.AxMetrics.DASHBOARD_OPERATIONS),
+        ax.metrics.AxMetrics.DASHBOARD_OPERATIONS.toString());
   }
 
   @Test
@@ -412,6 +426,8 @@ class OpenApiContractTest {
     RequestOptions o = new RequestOptions().setMethod(method).setHost("127.0.0.1").setPort(server.actualPort())
         .setURI(uri).setIdleTimeout(10_000);
     headers.forEach(o::putHeader);
+    String marker = Integer.toString(requests.incrementAndGet());
+    o.putHeader(MARKER, marker);
     if (body != null) {
       o.putHeader("Content-Type", "application/json");
     }
@@ -423,16 +439,12 @@ class OpenApiContractTest {
           .compose(resp -> resp.body().map(b -> new Result(resp.statusCode(), b.toJsonObject())))
           .await(10, TimeUnit.SECONDS);
     } catch (TimeoutException e) {
-      // Once seen in CI and not reproduced since: say whether the server got the request and answered it.
-      String seen = method + " " + uri;
-      throw new AssertionError(seen + ": no answer within 10 s; the server received it " + count(received, seen)
-          + " times and answered it " + count(answered, seen) + " times; last received "
+      // Seen in CI and not reproduced: say whether the server got this very request and answered it.
+      String seen = method + " " + uri + " #" + marker;
+      throw new AssertionError(seen + ": no answer within 10 s; the server " + (received.contains(seen) ? "received it and "
+          + (answered.contains(seen) ? "answered it" : "did not answer it") : "never received it") + "; last received "
           + received.subList(Math.max(0, received.size() - 5), received.size()), e);
     }
-  }
-
-  private static long count(List<String> requests, String request) {
-    return requests.stream().filter(request::equals).count();
   }
 
   private static JsonObject describe(Throwable t) {
