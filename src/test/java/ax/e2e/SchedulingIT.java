@@ -488,5 +488,9 @@ class SchedulingIT {
           + "\",pool_type=\"sql\",le=\"0.0025\"}"), "the " + pool + " pool's waits, apart and with buckets");
     }
     assertTrue(metrics.body().contains("vertx_sql_processing_time_seconds_bucket{le=\"0.0025\"}"));
+    // off, as they cost CPU per message and per call on the hot path (docs/metrics.md)
+    for (String off : List.of("vertx_eventbus_", "vertx_http_client_")) {
+      assertTrue(!metrics.body().contains(off), off);
+    }
   }
 }
