@@ -12,7 +12,7 @@ import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.Locale;
 import java.util.Objects;
-import java.util.regex.Pattern;
+import java.util.function.IntPredicate;
 import java.util.stream.Collectors;
 
 /**
@@ -29,7 +29,6 @@ import java.util.stream.Collectors;
  */
 public final class RequestSigning {
 
-  private static final Pattern NONCE = Pattern.compile("[A-Za-z0-9_-]{8,64}");
   private static final char[] UPPER_HEX = "0123456789ABCDEF".toCharArray();
 
   /** Orders by Unicode code point (= UTF-8 byte order), which every client language can reproduce. */
@@ -128,7 +127,38 @@ public final class RequestSigning {
 
   /** Whether {@code nonce} is 8–64 characters of {@code [A-Za-z0-9_-]}. */
   public static boolean isValidNonce(String nonce) {
-    return nonce != null && NONCE.matcher(nonce).matches();
+    return charsWithin(nonce, 8, 64, RequestSigning::isNonceChar);
+  }
+
+  /**
+   * Whether {@code s} is {@code min}–{@code max} characters, each accepted by {@code allowed}; false when null.
+   * A loop where a regex would read better: the signing headers are checked twice per signed request, and
+   * regex matching was ~4 % of the API's CPU in a profiled burst of single submissions.
+   */
+  static boolean charsWithin(String s, int min, int max, IntPredicate allowed) {
+    if (s == null || s.length() < min || s.length() > max) {
+      return false;
+    }
+    for (int i = 0; i < s.length(); i++) {
+      if (!allowed.test(s.charAt(i))) {
+        return false;
+      }
+    }
+    return true;
+  }
+
+  /** {@code [0-9]}: ASCII only, as the header grammar says ({@link Character#isDigit} takes any script's). */
+  static boolean isAsciiDigit(int c) {
+    return c >= '0' && c <= '9';
+  }
+
+  /** {@code [0-9A-Fa-f]}. */
+  static boolean isHexDigit(int c) {
+    return isAsciiDigit(c) || (c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F');
+  }
+
+  private static boolean isNonceChar(int c) {
+    return isAsciiDigit(c) || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_' || c == '-';
   }
 
   private static String percentDecode(String text) {

@@ -2,7 +2,6 @@ package ax.signing;
 
 import java.util.Locale;
 import java.util.Optional;
-import java.util.regex.Pattern;
 
 /**
  * Decides whether a signed request is authentic and fresh (API.md "Signing"), answering with the
@@ -20,9 +19,9 @@ public final class SignatureVerifier {
   public static final String SIGNATURE_MISMATCH = "signature_mismatch";
 
   /** Up to 18 digits: any epoch-millisecond value, and never a {@code long} overflow. */
-  private static final Pattern TIMESTAMP = Pattern.compile("\\d{1,18}");
+  private static final int TIMESTAMP_MAX_DIGITS = 18;
   /** HMAC-SHA256 as hex, either case. */
-  private static final Pattern SIGNATURE = Pattern.compile("[0-9A-Fa-f]{64}");
+  private static final int SIGNATURE_HEX_DIGITS = 64;
 
   private final long skewWindowMs;
 
@@ -40,11 +39,12 @@ public final class SignatureVerifier {
    * refused without reading (or buffering) its body.
    */
   public Optional<String> precheck(String timestampHeader, String nonce, String signatureHeader, long nowMs) {
-    if (timestampHeader == null || !TIMESTAMP.matcher(timestampHeader).matches()
+    if (!RequestSigning.charsWithin(timestampHeader, 1, TIMESTAMP_MAX_DIGITS, RequestSigning::isAsciiDigit)
         || Math.abs(nowMs - Long.parseLong(timestampHeader)) > skewWindowMs) {
       return Optional.of(TIMESTAMP_SKEW);
     }
-    if (!RequestSigning.isValidNonce(nonce) || signatureHeader == null || !SIGNATURE.matcher(signatureHeader).matches()) {
+    if (!RequestSigning.isValidNonce(nonce)
+        || !RequestSigning.charsWithin(signatureHeader, SIGNATURE_HEX_DIGITS, SIGNATURE_HEX_DIGITS, RequestSigning::isHexDigit)) {
       return Optional.of(SIGNATURE_MISMATCH);
     }
     return Optional.empty();

@@ -65,8 +65,9 @@ class SignatureVerifierTest {
   @ParameterizedTest
   @NullSource
   @ValueSource(strings = {"", "abc", "1764460800000.5", "-1764460800000", "+1764460800000",
-      "99999999999999999999999"})
-  void missingOrUnreadableTimestampIsSkew(String timestamp) {
+      "99999999999999999999999", "1234567890123456789", "\u0661\u0667\u0666\u0664\u0664\u0666\u0660\u0668\u0660\u0660\u0660\u0660\u0660",
+      "1764460800000 "})
+  void missingOrUnreadableTimestampIsSkew(String timestamp) { // the Arabic-Indic digits would parse as a long
     assertEquals(Optional.of("timestamp_skew"), verifyPost(timestamp, "n0nce-abc123", POST_SIGNATURE, BODY, SIGNED_AT));
   }
 
@@ -75,6 +76,23 @@ class SignatureVerifierTest {
   @ValueSource(strings = {"short", "bad nonce!", ""})
   void missingOrMalformedNonceIsSignatureMismatch(String nonce) {
     assertEquals(Optional.of("signature_mismatch"), verifyPost(TIMESTAMP, nonce, POST_SIGNATURE, BODY, SIGNED_AT));
+  }
+
+  /** 63 and 65 hex digits, a non-hex letter, a space: refused before any HMAC is computed. */
+  @ParameterizedTest
+  @ValueSource(strings = {"", "0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcde",
+      "0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef0",
+      "g123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef",
+      "0123456789abcdef0123456789abcdef 123456789abcdef0123456789abcdef"})
+  void malformedSignatureIsSignatureMismatch(String signature) {
+    assertEquals(Optional.of("signature_mismatch"), verifier.precheck(TIMESTAMP, "n0nce-abc123", signature, SIGNED_AT));
+  }
+
+  @Test
+  void wellFormedHeadersPassThePrecheck() {
+    assertEquals(Optional.empty(), verifier.precheck(TIMESTAMP, "n0nce-abc123", POST_SIGNATURE, SIGNED_AT));
+    assertEquals(Optional.empty(),
+        verifier.precheck(TIMESTAMP, "n0nce-abc123", POST_SIGNATURE.toUpperCase(Locale.ROOT), SIGNED_AT));
   }
 
   @Test
