@@ -24,6 +24,15 @@ final class Hmac {
     }
   });
 
+  /** The same for SHA-256 (the body's digest of every signed request); {@code digest} resets it for reuse. */
+  private static final ThreadLocal<MessageDigest> SHA_256 = ThreadLocal.withInitial(() -> {
+    try {
+      return MessageDigest.getInstance("SHA-256");
+    } catch (GeneralSecurityException e) {
+      throw new IllegalStateException("SHA-256 is required of every JVM", e);
+    }
+  });
+
   private Hmac() {
   }
 
@@ -43,10 +52,6 @@ final class Hmac {
 
   /** Lowercase hex SHA-256 of {@code data}. */
   static String digestHex(byte[] data) {
-    try {
-      return HEX.formatHex(MessageDigest.getInstance("SHA-256").digest(data));
-    } catch (GeneralSecurityException e) {
-      throw new IllegalStateException("SHA-256 is required of every JVM", e);
-    }
+    return HEX.formatHex(SHA_256.get().digest(data));
   }
 }
