@@ -198,21 +198,36 @@ public final class TaskStore {
     return INSERT_SHARDS.params().set("shard_ids", shardIds).set("parents", parents).set("indexes", indexes).tuple();
   }
 
-  private static final Sql FIND_BY_BIZ_KEY = Sql.of(
-      "SELECT " + READ_COLUMNS + " FROM tasks WHERE tenant_id = :tenant AND task_type = :task_type AND biz_key = :biz_key");
+  /**
+   * The holders of the biz_keys of several skipped inserts, in one statement however many there are (a
+   * retried batch repeats every task): a row per submission whose key is held, with its place in the arrays
+   * ({@code wanted}, from 1).
+   */
+  private static final Sql FIND_BY_BIZ_KEYS = Sql.of("""
+      SELECT w.wanted, %s
+        FROM unnest(:tenants::text[], :task_types::text[], :biz_keys::text[]) WITH ORDINALITY
+             AS w(want_tenant, want_type, want_key, wanted)
+        JOIN tasks ON tenant_id = w.want_tenant AND task_type = w.want_type AND biz_key = w.want_key"""
+      .formatted(READ_COLUMNS));
 
   /**
-   * The task a fingerprint collided with: one whose trigger time is less than 5 s away (read from V17's
-   * {@code tasks_fingerprint}). There can be two, one on each side (they are then 5 s or more apart from
-   * each other); the earlier is the answer, so a repeat always gets the same one.
+   * The tasks the fingerprints of several skipped inserts collided with, in one statement: for each, one
+   * whose trigger time is less than 5 s away (read from V17's {@code tasks_fingerprint}). There can be two,
+   * one on each side (they are then 5 s or more apart from each other); the earlier is the answer, so a
+   * repeat always gets the same one. {@code wanted} as in {@link #FIND_BY_BIZ_KEYS}.
    */
-  private static final Sql FIND_BY_FINGERPRINT = Sql.of("SELECT " + READ_COLUMNS + """
-       FROM tasks
-      WHERE fingerprint = :fingerprint
-        AND %s
-        AND tenant_id = :tenant
-      ORDER BY trigger_time, task_id
-      LIMIT 1""".formatted(fingerprintNear("trigger_time", ":trigger::timestamptz")));
+  private static final Sql FIND_BY_FINGERPRINTS = Sql.of("""
+      SELECT w.wanted, held.*
+        FROM unnest(:fingerprints::uuid[], :triggers::timestamptz[], :tenants::text[]) WITH ORDINALITY
+             AS w(want_fingerprint, want_trigger, want_tenant, wanted)
+       CROSS JOIN LATERAL (
+             SELECT %s
+               FROM tasks
+              WHERE fingerprint = w.want_fingerprint
+                AND %s
+                AND tenant_id = w.want_tenant
+              ORDER BY trigger_time, task_id
+              LIMIT 1) AS held""".formatted(READ_COLUMNS, fingerprintNear("trigger_time", "w.want_trigger")));
 
   private static final Sql FIND = Sql.of("SELECT " + READ_COLUMNS + " FROM tasks WHERE task_id = :id AND tenant_id = :tenant");
 
@@ -521,16 +536,25 @@ public final class TaskStore {
     }
   }
 
-  /** Each of {@code tasks}, in order: the row inserted for it, else the existing task it duplicated. */
+  /**
+   * Each of {@code tasks}, in order: the row inserted for it, else the existing task it duplicated (all of
+   * those looked up together, see {@link #existing(SqlClient, List)}).
+   */
   private Future<List<Inserted>> answers(List<NewTask> tasks, java.util.Map<Long, TaskRecord> inserted) {
-    List<Future<Inserted>> out = new ArrayList<>(tasks.size());
+    List<NewTask> skipped = new ArrayList<>();
     for (NewTask t : tasks) {
-      TaskRecord rec = inserted.get(t.taskId());
-      out.add(rec != null ? Future.succeededFuture(new Inserted(rec, null)) : existing(pool, t));
+      if (!inserted.containsKey(t.taskId())) {
+        skipped.add(t);
+      }
     }
-    return Future.all(out).map(all -> {
+    Future<List<Inserted>> duplicates = skipped.isEmpty() ? Future.succeededFuture(List.of()) : existing(pool, skipped);
+    return duplicates.map(found -> {
+      java.util.Iterator<Inserted> next = found.iterator();
       List<Inserted> list = new ArrayList<>(tasks.size());
-      out.forEach(f -> list.add(f.result()));
+      for (NewTask t : tasks) {
+        TaskRecord rec = inserted.get(t.taskId());
+        list.add(rec != null ? new Inserted(rec, null) : next.next());
+      }
       return list;
     });
   }
@@ -627,29 +651,79 @@ public final class TaskStore {
     });
   }
 
-  /**
-   * The task {@code t} duplicated (its insert was skipped): the holder of its biz_key, else the task its
-   * fingerprint collided with. Read on the inserting connection, so an earlier item of the same
-   * transaction is found.
-   */
+  /** The task {@code t} duplicated (its insert was skipped); see {@link #existing(SqlClient, List)}. */
   private Future<Inserted> existing(SqlClient client, NewTask t) {
-    Future<Optional<TaskRecord>> byKey = t.bizKey() == null ? Future.succeededFuture(Optional.empty())
-        : client.preparedQuery(FIND_BY_BIZ_KEY.text()).execute(FIND_BY_BIZ_KEY.params().set("tenant", t.tenantId())
-            .set("task_type", t.taskType()).set("biz_key", t.bizKey()).tuple()).map(TaskStore::single);
-    return byKey.compose(found -> {
-      if (found.isPresent()) {
-        return Future.succeededFuture(new Inserted(found.get(), DuplicateReason.BIZ_KEY));
+    return existing(client, List.of(t)).map(found -> found.get(0));
+  }
+
+  /**
+   * The tasks {@code skipped} duplicated (their inserts were skipped), in order: each one's biz_key holder,
+   * else the task its fingerprint collided with. Two statements at most, whatever their number. Read on the
+   * inserting connection, so an earlier item of the same transaction is found. Fails if one has neither (a
+   * conflict no stored task explains).
+   */
+  private Future<List<Inserted>> existing(SqlClient client, List<NewTask> skipped) {
+    Inserted[] found = new Inserted[skipped.size()];
+    List<Integer> withKey = new ArrayList<>();
+    for (int i = 0; i < skipped.size(); i++) {
+      if (skipped.get(i).bizKey() != null) {
+        withKey.add(i);
       }
-      if (t.fingerprint() == null) {
-        return Future.failedFuture(conflictWithoutHolder(t));
+    }
+    return findHolders(client, skipped, withKey, DuplicateReason.BIZ_KEY, found).compose(v -> {
+      List<Integer> withFingerprint = new ArrayList<>();
+      for (int i = 0; i < skipped.size(); i++) {
+        if (found[i] == null && skipped.get(i).fingerprint() != null) {
+          withFingerprint.add(i);
+        }
       }
-      return client.preparedQuery(FIND_BY_FINGERPRINT.text()).execute(FIND_BY_FINGERPRINT.params()
-              .set("fingerprint", t.fingerprint()).set("trigger", Times.toTimestamp(t.triggerTimeMs()))
-              .set("tenant", t.tenantId()).tuple())
-          .map(TaskStore::single)
-          .compose(same -> same.isPresent()
-              ? Future.succeededFuture(new Inserted(same.get(), DuplicateReason.FINGERPRINT))
-              : Future.failedFuture(conflictWithoutHolder(t)));
+      return findHolders(client, skipped, withFingerprint, DuplicateReason.FINGERPRINT, found);
+    }).compose(v -> {
+      for (int i = 0; i < found.length; i++) {
+        if (found[i] == null) {
+          return Future.failedFuture(conflictWithoutHolder(skipped.get(i)));
+        }
+      }
+      return Future.succeededFuture(List.of(found));
+    });
+  }
+
+  /**
+   * Looks up the holders, by biz_key (FIND_BY_BIZ_KEYS) or by fingerprint (FIND_BY_FINGERPRINTS) as
+   * {@code reason} says, of the tasks of {@code skipped} at {@code positions}, and puts each one found at its
+   * task's place in {@code found}.
+   */
+  private static Future<Void> findHolders(SqlClient client, List<NewTask> skipped, List<Integer> positions,
+                                          DuplicateReason reason, Inserted[] found) {
+    if (positions.isEmpty()) {
+      return Future.succeededFuture();
+    }
+    int n = positions.size();
+    String[] tenants = new String[n];
+    String[] types = new String[n];
+    String[] bizKeys = new String[n];
+    java.util.UUID[] fingerprints = new java.util.UUID[n];
+    java.time.OffsetDateTime[] triggers = new java.time.OffsetDateTime[n];
+    for (int k = 0; k < n; k++) {
+      NewTask t = skipped.get(positions.get(k));
+      tenants[k] = t.tenantId();
+      types[k] = t.taskType();
+      bizKeys[k] = t.bizKey();
+      fingerprints[k] = t.fingerprint();
+      triggers[k] = Times.toTimestamp(t.triggerTimeMs());
+    }
+    Sql lookup = reason == DuplicateReason.BIZ_KEY ? FIND_BY_BIZ_KEYS : FIND_BY_FINGERPRINTS;
+    Sql.Params params = lookup.params().set("tenants", tenants);
+    if (reason == DuplicateReason.BIZ_KEY) {
+      params.set("task_types", types).set("biz_keys", bizKeys);
+    } else {
+      params.set("fingerprints", fingerprints).set("triggers", triggers);
+    }
+    return client.preparedQuery(lookup.text()).execute(params.tuple()).map(rows -> {
+      for (Row r : rows) {
+        found[positions.get((int) (r.getLong("wanted") - 1))] = new Inserted(toRecord(r), reason);
+      }
+      return null;
     });
   }
 

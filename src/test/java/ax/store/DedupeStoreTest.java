@@ -156,6 +156,48 @@ class DedupeStoreTest {
   }
 
   /**
+   * A retried batch (every item a repeat, of either kind, in two tenants, new items between them) is
+   * answered item by item with the task each one repeats and why: the repeats are looked up together, so
+   * this holds the answers to their places.
+   */
+  @ParameterizedTest
+  @EnumSource(Together.class)
+  void aRepeatedBatchAnswersEveryItemWithTheTaskItRepeats(Together together) {
+    long t = db.dbNow() + 600_000;
+    List<NewTask> first = new ArrayList<>();
+    for (int i = 0; i < 40; i++) {
+      String tenant = i % 2 == 0 ? "tenant-a" : "tenant-b";
+      boolean keyed = i % 3 == 0;
+      first.add(task(tenant, t + i, fp(tenant, "{\"retry\":" + i + "}"), keyed ? "order-" + i / 2 : null));
+    }
+    List<TaskStore.Inserted> stored = together.insert(tasks, first).await();
+    assertTrue(stored.stream().noneMatch(TaskStore.Inserted::duplicate));
+    List<NewTask> retried = new ArrayList<>();
+    List<Integer> repeats = new ArrayList<>();
+    for (int i = 0; i < 40; i++) {
+      NewTask was = first.get(i);
+      // new ids, as a client that retries a batch without task ids gets; a new payload where keyed, so the
+      // biz_key and not the fingerprint decides; every fifth preceded by a task never seen
+      if (i % 5 == 0) {
+        retried.add(task(was.tenantId(), t + 100_000 + i, fp(was.tenantId(), "{\"fresh\":" + i + "}"), null));
+      }
+      repeats.add(retried.size());
+      retried.add(task(was.tenantId(), was.triggerTimeMs() + 1, was.bizKey() != null
+          ? fp(was.tenantId(), "{\"changed\":" + i + "}") : was.fingerprint(), was.bizKey()));
+    }
+    List<TaskStore.Inserted> out = together.insert(tasks, retried).await();
+    assertEquals(retried.size(), out.size());
+    for (int i = 0; i < 40; i++) {
+      TaskStore.Inserted answer = out.get(repeats.get(i));
+      assertEquals(stored.get(i).task().taskId(), answer.task().taskId(), "item " + i);
+      assertEquals(first.get(i).bizKey() != null ? TaskStore.DuplicateReason.BIZ_KEY
+          : TaskStore.DuplicateReason.FINGERPRINT, answer.duplicateReason(), "item " + i);
+    }
+    assertEquals(8, out.stream().filter(x -> !x.duplicate()).count(), "the new items are created");
+    assertEquals(48, count());
+  }
+
+  /**
    * An equal item refused because of a stored task does not shadow a later one: the stored task is due
    * at -4 s, the batch has copies at 0 s (refused: 4 s from the stored one), +3 s (created: 7 s from the
    * stored one, and the one at 0 s does not exist) and +4.5 s (refused: 1.5 s from the one at +3 s).
