@@ -129,7 +129,7 @@ public final class AxMetrics {
   private final Counter termsAcquired;
   private final Counter termsEnded;
   private final Timer leaseRenewal;
-  private final Map<String, Timer> apiRequests = new ConcurrentHashMap<>();
+  private final Map<String, Map<String, Timer>> apiRequests = new ConcurrentHashMap<>();
   /**
    * The operations whose answered requests ({@code status="2xx"}) are registered at start: operationIds of
    * openapi.yaml (OpenApiContractTest holds them to it, so a rename cannot leave a stale zero series).
@@ -441,12 +441,17 @@ public final class AxMetrics {
    * answered before a route was chosen (refused on its headers) or matching none.
    */
   public void recordApiRequest(String operation, String status, long nanos) {
-    Timer timer = apiRequests.get(operation + ' ' + status);
-    (timer != null ? timer : apiRequest(operation, status)).record(nanos, TimeUnit.NANOSECONDS);
+    apiRequest(operation, status).record(nanos, TimeUnit.NANOSECONDS);
   }
 
+  /** Looked up by operation, then status class: plain reads once both exist (a request allocates nothing). */
   private Timer apiRequest(String operation, String status) {
-    return apiRequests.computeIfAbsent(operation + ' ' + status, k -> Timer.builder("ax_api_request_latency")
+    Map<String, Timer> byStatus = apiRequests.get(operation);
+    if (byStatus == null) {
+      byStatus = apiRequests.computeIfAbsent(operation, k -> new ConcurrentHashMap<>());
+    }
+    Timer timer = byStatus.get(status);
+    return timer != null ? timer : byStatus.computeIfAbsent(status, k -> Timer.builder("ax_api_request_latency")
         .description("an API request, from its headers to the end of its response, by the contract's "
             + "operationId and status class")
         .tags("operation", operation, "status", status)
