@@ -18,8 +18,9 @@ import java.util.logging.Logger;
  * signature, no query parameter twice. A request that fails is answered 401 (400 for a duplicate
  * parameter) and its connection closed once the body has arrived, which is thrown away unbuffered
  * (within LingeringClose's bounds), so a client that cannot sign costs the node its headers, not a
- * buffered body. {@link HmacAuthHandler} still checks the signature itself
- * once the body is in.
+ * buffered body. {@link HmacAuthHandler} still checks the signature itself once the body is in, and
+ * these headers again with the clock of that moment (a cheap pass): a body slow to arrive may have taken
+ * its timestamp out of the window, which the replay store's nonce lifetime is sized by.
  */
 public final class SigningPrecheck implements SecurityPolicyHandler {
   private static final Logger LOG = Logger.getLogger(SigningPrecheck.class.getName());
