@@ -50,6 +50,7 @@ public final class ConnectionLimits implements SecurityPolicyHandler {
   private final Vertx vertx;
   private final Settings limits;
   private final AtomicInteger open = new AtomicInteger();
+  private final AtomicLong refused = new AtomicLong();
   /** Vert.x timer ids start at 0, so "no timer" is this. */
   private static final long NO_TIMER = -1;
 
@@ -69,6 +70,7 @@ public final class ConnectionLimits implements SecurityPolicyHandler {
   public void opened(HttpConnection connection) {
     if (open.incrementAndGet() > limits.maxConnections()) {
       open.decrementAndGet();
+      refused.incrementAndGet();
       connection.close();
       return;
     }
@@ -109,6 +111,11 @@ public final class ConnectionLimits implements SecurityPolicyHandler {
   /** Connections open now. */
   public int open() {
     return open.get();
+  }
+
+  /** Connections closed as they arrived because {@link Settings#maxConnections} were open, since start. */
+  public long refused() {
+    return refused.get();
   }
 
   private void waitForRequest(HttpConnection connection, long ms) {

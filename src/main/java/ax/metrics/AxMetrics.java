@@ -144,6 +144,8 @@ public final class AxMetrics {
   private final Source bridgeUnauthenticated = new Source();
   private final Source bridgeAuthenticated = new Source();
   private final Source bridgeBufferedBytes = new Source();
+  private final Source apiConnections = new Source();
+  private final Source apiConnectionsRefused = new Source();
 
   /** Executor events the dispatch reports ({@code DispatchObserver}), registered at zero. */
   public static final List<String> EXECUTOR_EVENTS = List.of("registered", "suspect", "offline", "draining", "left",
@@ -294,6 +296,12 @@ public final class AxMetrics {
         "authenticated");
     gauge("ax_bridge_unauthenticated_buffered_bytes",
         "heap bytes of partial frames held by connections that have not authenticated", bridgeBufferedBytes);
+    // Vert.x's HTTP-server metrics are off (AxNode.buildVertx): the API's connections are counted here
+    gauge("ax_api_connections", "open API (HTTP) connections", apiConnections);
+    io.micrometer.core.instrument.FunctionCounter.builder("ax_api_connections_refused", apiConnectionsRefused,
+            Source::value)
+        .description("API connections closed as they arrived because the node had its maximum open")
+        .register(registry);
   }
 
   // ---- scheduling
@@ -556,6 +564,12 @@ public final class AxMetrics {
     bridgeUnauthenticated.set(unauthenticated::getAsInt);
     bridgeAuthenticated.set(authenticated::getAsInt);
     bridgeBufferedBytes.set(unauthenticatedBytes);
+  }
+
+  /** The API's open connections, and those refused at the limit (see ConnectionLimits). */
+  public void gaugeApiConnections(IntSupplier open, LongSupplier refused) {
+    apiConnections.set(open::getAsInt);
+    apiConnectionsRefused.set(refused);
   }
 
   // ---- registration helpers

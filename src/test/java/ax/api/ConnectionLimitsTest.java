@@ -131,11 +131,13 @@ class ConnectionLimitsTest {
         Thread.sleep(10);
       }
       assertEquals(3, limits.open());
+      assertEquals(0, limits.refused());
       try (Socket d = new Socket("127.0.0.1", server.actualPort())) {
         long ms = msUntilClosed(d, new StringBuilder());
         assertTrue(ms < FIRST - 100, "the fourth connection lived " + ms + " ms");
       }
       assertEquals(3, limits.open());
+      assertEquals(1, limits.refused(), "counted for ax_api_connections_refused_total");
     }
   }
 }

@@ -488,9 +488,14 @@ class SchedulingIT {
           + "\",pool_type=\"sql\",le=\"0.0025\"}"), "the " + pool + " pool's waits, apart and with buckets");
     }
     assertTrue(metrics.body().contains("vertx_sql_processing_time_seconds_bucket{le=\"0.0025\"}"));
-    // off, as they cost CPU per message and per call on the hot path (docs/metrics.md)
-    for (String off : List.of("vertx_eventbus_", "vertx_http_client_")) {
+    // off, as they cost CPU per message, per call and per request on the hot path (docs/metrics.md)
+    for (String off : List.of("vertx_eventbus_", "vertx_http_client_", "vertx_http_server_")) {
       assertTrue(!metrics.body().contains(off), off);
     }
+    // ax's own count of the API's connections instead: this scrape's connection at least
+    var open = java.util.regex.Pattern.compile("(?m)^ax_api_connections (\\S+)$").matcher(metrics.body());
+    assertTrue(open.find(), "ax_api_connections is served");
+    assertTrue(Double.parseDouble(open.group(1)) >= 1, "this scrape's connection is open: " + open.group(1));
+    assertTrue(metrics.body().contains("ax_api_connections_refused_total 0.0"));
   }
 }
